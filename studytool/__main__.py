@@ -1,0 +1,3 @@
+from studytool.cli import main
+
+main()

@@ -1,0 +1,60 @@
+"""The command line. Each command parses, calls one library function, renders.
+
+Nothing heavy is imported at module level: numpy, yaml, fsrs and genanki are
+imported inside the commands that need them, so `studytool --help` is fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from studytool import __version__
+from studytool.config import Settings
+from studytool.errors import StudytoolError
+from studytool.i18n import _
+
+app = typer.Typer(
+    name="studytool",
+    help="Study the Transformer: flashcards, fresh numeric variants, spaced repetition.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=True,
+)
+decks_app = typer.Typer(help="List, show and check decks.", no_args_is_help=True)
+calc_app = typer.Typer(help="Compute with the bundled Transformer engine.", no_args_is_help=True)
+export_app = typer.Typer(help="Export decks to other tools.", no_args_is_help=True)
+app.add_typer(decks_app, name="decks")
+app.add_typer(calc_app, name="calc")
+app.add_typer(export_app, name="export")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"studytool {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global(
+    ctx: typer.Context,
+    db: Optional[Path] = typer.Option(None, "--db", help="Progress database (default: $STUDYTOOL_HOME/studytool.db)."),
+    deck_path: list[Path] = typer.Option([], "--deck-path", help="Extra deck file or folder (repeatable)."),
+    lang: Optional[str] = typer.Option(None, "--lang", help="Interface language: en or zh."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+) -> None:
+    from studytool.i18n import set_language
+
+    set_language(lang)
+    ctx.obj = Settings(db=db, deck_paths=list(deck_path))
+
+
+def main() -> None:
+    try:
+        app()
+    except StudytoolError as error:
+        sys.stderr.write(f"studytool: {error}\n")
+        sys.exit(1)

@@ -1,0 +1,1 @@
+"""Decks: YAML files of cards, validated into `Card` objects; explain topics."""

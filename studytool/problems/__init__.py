@@ -1,0 +1,1 @@
+"""Randomized numeric variants drawn from the engine, and answer grading."""

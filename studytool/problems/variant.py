@@ -1,0 +1,50 @@
+"""What a posed question is: the contract between problems, decks and study.
+
+Every card, fixed or generated, is posed as a `Variant`. The grader
+(`studytool.problems.answers.grade`) needs nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+# scalar   answer: int | float
+# vector   answer: tuple[float, ...]
+# matrix   answer: tuple[tuple[float, ...], ...]
+# shape    answer: tuple[int, ...]
+# choice   answer: frozenset[int]  (0-based indices into `options`; one or several right)
+# sequence answer: tuple[int, ...] (0-based indices into `options`, in the right order;
+#                                   `options` are shown in the order given)
+# recall   answer: str             (reference answer; the learner rates 1-4, not graded)
+AnswerKind = Literal["scalar", "vector", "matrix", "shape", "choice", "sequence", "recall"]
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """|given - expected| <= abs + rel * |expected|, element-wise."""
+
+    rel: float = 0.0
+    abs: float = 0.0
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A known wrong method: the answer it produces and what to tell the learner."""
+
+    answer: Any
+    message: str
+
+
+@dataclass(frozen=True)
+class Variant:
+    prompt: str
+    kind: AnswerKind
+    answer: Any
+    tolerance: Tolerance | None = None  # None: exact (integers, shapes, choices)
+    solution: tuple[str, ...] = ()      # worked steps with their intermediate numbers
+    hints: tuple[Hint, ...] = ()
+    options: tuple[str, ...] = ()       # choice options / sequence items
+    generator: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)  # the drawn inputs, JSON-able
+    seed: int | None = None

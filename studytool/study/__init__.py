@@ -1,0 +1,1 @@
+"""Study sessions, FSRS scheduling and the SQLite progress store."""
