@@ -1,0 +1,122 @@
+"""Explain topics: what each part of the Transformer is, read from the bundled `topics.yaml`.
+
+A topic carries the idea (Chinese paragraphs), its formulas, the common
+mistakes, and optionally the problem generator (plus pinned example params)
+whose variant `explain` computes live. Every card's `topic` is one of these ids.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+from studytool.errors import StudytoolError
+
+_FIELDS = {"id", "title", "aliases", "group", "summary", "formulas", "mistakes", "generator", "example"}
+
+
+@dataclass(frozen=True)
+class Topic:
+    id: str
+    title: str
+    aliases: tuple[str, ...]
+    group: str                      # part of the architecture, a key of `group_titles()`
+    summary: str                    # the idea: short paragraphs separated by blank lines
+    formulas: tuple[str, ...] = ()
+    mistakes: tuple[str, ...] = ()
+    generator: str | None = None    # problems registry name for the live example
+    example: dict[str, Any] = field(default_factory=dict)  # pinned params: the notes' own numbers
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name the topic answers to: its id, then its aliases."""
+        return (self.id, *self.aliases)
+
+
+@cache
+def _document() -> dict[str, Any]:
+    import yaml
+
+    text = files("studytool.decks").joinpath("bundled", "topics.yaml").read_text(encoding="utf-8")
+    document = yaml.safe_load(text)
+    if not isinstance(document, dict) or not isinstance(document.get("topics"), list):
+        raise StudytoolError("topics.yaml: expected a mapping with 'groups' and a 'topics' list")
+    return document
+
+
+def group_titles() -> dict[str, str]:
+    """Group key -> display title, in display order."""
+    return dict(_document().get("groups") or {})
+
+
+def _topic(entry: dict[str, Any], groups: dict[str, str]) -> Topic:
+    where = f"topics.yaml: topic {entry.get('id', '?')!r}"
+    unknown = set(entry) - _FIELDS
+    if unknown:
+        raise StudytoolError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+    for name in ("id", "title", "group", "summary"):
+        if not isinstance(entry.get(name), str) or not entry[name].strip():
+            raise StudytoolError(f"{where}: '{name}' must be a non-empty string")
+    if entry["group"] not in groups:
+        raise StudytoolError(f"{where}: unknown group {entry['group']!r}")
+    return Topic(
+        id=entry["id"],
+        title=entry["title"],
+        aliases=tuple(str(a) for a in entry.get("aliases") or ()),
+        group=entry["group"],
+        summary=entry["summary"].strip(),
+        formulas=tuple(str(f) for f in entry.get("formulas") or ()),
+        mistakes=tuple(str(m).strip() for m in entry.get("mistakes") or ()),
+        generator=entry.get("generator"),
+        example=dict(entry.get("example") or {}),
+    )
+
+
+@cache
+def _topics() -> tuple[Topic, ...]:
+    groups = group_titles()
+    topics = tuple(_topic(entry, groups) for entry in _document()["topics"])
+    seen: dict[str, str] = {}
+    for topic in topics:
+        for name in topic.names:
+            key = normalize(name)
+            if seen.setdefault(key, topic.id) != topic.id:
+                raise StudytoolError(f"topics.yaml: name {name!r} used by both {seen[key]!r} and {topic.id!r}")
+    return topics
+
+
+def load_topics() -> list[Topic]:
+    """All bundled topics, in file order (grouped by part of the architecture)."""
+    return list(_topics())
+
+
+def topic_ids() -> list[str]:
+    return [topic.id for topic in _topics()]
+
+
+def normalize(name: str) -> str:
+    """Case-insensitive, with spaces, hyphens and underscores treated alike."""
+    return re.sub(r"[\s_\-]+", "-", name.strip().casefold()).strip("-")
+
+
+def resolve(query: str) -> Topic:
+    """The topic named by `query`: an id or alias, exactly or by unique prefix.
+
+    Unknown or ambiguous names raise `StudytoolError` with the nearest names.
+    """
+    key = normalize(query)
+    by_name = {normalize(name): topic for topic in _topics() for name in topic.names}
+    if key in by_name:
+        return by_name[key]
+    matches = {topic.id: topic for name, topic in by_name.items() if key and name.startswith(key)}
+    if len(matches) == 1:
+        return next(iter(matches.values()))
+    if matches:
+        raise StudytoolError(f"topic {query!r} is ambiguous: {', '.join(sorted(matches))}")
+    near = difflib.get_close_matches(key, list(by_name), n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(dict.fromkeys(near))}?" if near else "; run 'studytool explain' for the list"
+    raise StudytoolError(f"unknown topic {query!r}{hint}")
