@@ -43,12 +43,14 @@ def _global(
     ctx: typer.Context,
     db: Optional[Path] = typer.Option(None, "--db", help="Progress database (default: $STUDYTOOL_HOME/studytool.db)."),
     deck_path: list[Path] = typer.Option([], "--deck-path", help="Extra deck file or folder (repeatable)."),
-    lang: Optional[str] = typer.Option(None, "--lang", help="Interface language: en or zh."),
+    lang: Optional[str] = typer.Option(None, "--lang", help="Interface language: en or zh (default: $STUDYTOOL_LANG, then the locale)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
-    from studytool.i18n import set_language
+    from studytool.i18n import LANGUAGES, set_language
 
-    set_language(lang)
+    if lang is not None and lang.lower() not in LANGUAGES:
+        raise typer.BadParameter(f"{lang!r} is not one of 'en', 'zh'.", param_hint="'--lang'")
+    set_language(lang.lower() if lang else None)
     ctx.obj = Settings(db=db, deck_paths=list(deck_path))
 
 
