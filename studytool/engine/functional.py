@@ -1,0 +1,121 @@
+"""The Transformer's building blocks as pure NumPy functions.
+
+Every function keeps the dtype of its input (float32 in, float32 out): scalars
+are Python floats, which NumPy 2 treats as "weak" and never promotes with.
+`out=` lets a caller that owns a temporary reuse it instead of allocating.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .tracing import record
+
+Array = Any  # an ndarray, or a shape-only MetaArray (see meta.py) on the same code path
+
+
+def softmax(x: Array, axis: int = -1, out: Array | None = None) -> Array:
+    """Numerically stable softmax; a slice that is all -inf (fully masked) gives zeros, not NaN."""
+    m = x.max(axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)  # all -inf: subtract 0 so exp gives 0, not exp(nan)
+    e = np.subtract(x, m, out=out)
+    np.exp(e, out=e)
+    total = e.sum(axis=axis, keepdims=True)
+    np.divide(e, np.where(total > 0, total, 1.0), out=e)
+    return e
+
+
+def layer_norm(
+    x: Array,
+    weight: Array | None = None,
+    bias: Array | None = None,
+    eps: float = 1e-5,
+    out: Array | None = None,
+) -> Array:
+    """Normalise each vector over its last axis (one token's features), as torch.nn.LayerNorm.
+
+    Biased variance (divide by K, not K-1); eps inside the square root.
+    """
+    mean = x.mean(axis=-1, keepdims=True)
+    centred = np.subtract(x, mean, out=out)
+    var = np.square(centred).mean(axis=-1, keepdims=True)
+    np.divide(centred, np.sqrt(var + eps), out=centred)
+    if weight is not None:
+        np.multiply(centred, weight, out=centred)
+    if bias is not None:
+        np.add(centred, bias, out=centred)
+    return centred
+
+
+def batch_norm(x: Array, eps: float = 1e-5) -> Array:
+    """Normalise each feature over the batch (axis 0) with batch statistics (training-mode BatchNorm)."""
+    mean = x.mean(axis=0, keepdims=True)
+    var = np.square(x - mean).mean(axis=0, keepdims=True)  # biased: divide by N
+    return (x - mean) / np.sqrt(var + eps)
+
+
+def positional_encoding(
+    length: int, d_model: int, dtype: Any = np.float64, *, like: Array | None = None
+) -> Array:
+    """Sinusoidal positional encoding (L, d_model) of "Attention Is All You Need".
+
+    Column j uses i = j // 2: PE[pos, j] = sin(pos / 10000^(2i/d)) for even j, cos(...) for odd j,
+    so an odd d_model simply ends with a sin column. `like` builds the table as that array type
+    (NumPy's NEP 35), e.g. shape-only for `trace_shapes`.
+    """
+    pos = np.arange(length, like=like).reshape(length, 1)  # (L, 1)
+    j = np.arange(d_model, like=like)  # (d,)
+    inv_freq = 10000.0 ** (-(2 * (j // 2)) / d_model)  # (d,), float64 for accurate angles
+    angle = pos * inv_freq  # (L, 1) * (d,) -> (L, d)
+    return np.where(j % 2 == 0, np.sin(angle), np.cos(angle)).astype(dtype)
+
+
+def causal_mask(n: int, *, like: Array | None = None) -> Array:
+    """(n, n) bool, True above the diagonal: query i may not look at key j > i (True = blocked)."""
+    i = np.arange(n, like=like)
+    return i.reshape(n, 1) < i.reshape(1, n)
+
+
+def padding_mask(lengths: Sequence[int], max_len: int) -> np.ndarray:
+    """(B, max_len) bool, True at the padding positions of each sequence (True = blocked)."""
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or (lengths < 0).any() or (lengths > max_len).any():
+        raise ValueError(f"lengths must be a list of integers in [0, {max_len}], got {lengths.tolist()}")
+    return np.arange(max_len).reshape(1, max_len) >= lengths.reshape(-1, 1)
+
+
+def scaled_dot_product_attention(
+    q: Array, k: Array, v: Array, mask: Array | None = None
+) -> tuple[Array, Array]:
+    """softmax(Q K^T / sqrt(d_k)) V, returning (out (..., Lq, d_v), weights (..., Lq, Lk)).
+
+    `mask` is bool, True = blocked, broadcastable to (..., Lq, Lk). A query whose keys are all
+    blocked gets all-zero weights and a zero output.
+    """
+    d_k = q.shape[-1]
+    scores = np.matmul(q, k.swapaxes(-1, -2))  # (..., Lq, d_k) @ (..., d_k, Lk) -> (..., Lq, Lk)
+    np.multiply(scores, 1.0 / math.sqrt(d_k), out=scores)
+    if mask is not None:
+        np.copyto(scores, -np.inf, where=mask)
+    record("attention scores Q·K^T/sqrt(d_k)", scores)
+    weights = softmax(scores, out=scores)
+    record("softmax over keys", weights)
+    out = np.matmul(weights, v)  # (..., Lq, Lk) @ (..., Lk, d_v) -> (..., Lq, d_v)
+    record("weighted sum of V", out)
+    return out, weights
+
+
+def linear(x: Array, weight: Array, bias: Array | None = None) -> Array:
+    """x W^T + b with torch's (out, in) weight layout; (..., in) -> (..., out)."""
+    y = np.matmul(x.reshape(-1, x.shape[-1]), weight.T)  # one 2-D GEMM: (N, in) @ (in, out)
+    if bias is not None:
+        np.add(y, bias, out=y)
+    return y.reshape(*x.shape[:-1], weight.shape[0])
+
+
+def relu(x: Array, out: Array | None = None) -> Array:
+    return np.maximum(x, 0.0, out=out)
