@@ -54,6 +54,51 @@ def _global(
     ctx.obj = Settings(db=db, deck_paths=list(deck_path))
 
 
+# --- export ---
+
+
+def _export(write, out: Path, settings: Settings, deck_ids: list[str], variants: int) -> None:
+    """Run one export writer with a progress bar on stderr, then say what was written."""
+    from rich.progress import Progress
+
+    from studytool.decks.loader import load_decks
+    from studytool.render import console, err_console
+
+    decks = load_decks(settings)
+    with Progress(console=err_console(), transient=True) as bar:
+        task = bar.add_task(_("Writing"), total=None)
+        exported = write(decks, out, deck_ids=deck_ids, variants=variants,
+                         progress=lambda done, total: bar.update(task, completed=done, total=total))
+    console().print(_("Wrote {notes} notes from {decks} decks to {path}").format(
+        notes=exported.notes, decks=exported.decks, path=out))
+
+
+@export_app.command("anki")
+def export_anki(
+    ctx: typer.Context,
+    out: Path = typer.Argument(..., help="The .apkg file to write."),
+    deck: list[str] = typer.Option([], "--deck", help="Export only this deck (repeatable)."),
+    variants: int = typer.Option(3, "--variants", min=1, help="Fixed variants per generated card."),
+) -> None:
+    """Write an Anki package: one Anki deck per deck; re-importing updates the notes."""
+    from studytool.export import write_anki
+
+    _export(write_anki, out, ctx.obj, deck, variants)
+
+
+@export_app.command("csv")
+def export_csv(
+    ctx: typer.Context,
+    out: Path = typer.Argument(..., help="The .csv file to write (UTF-8 with BOM)."),
+    deck: list[str] = typer.Option([], "--deck", help="Export only this deck (repeatable)."),
+    variants: int = typer.Option(1, "--variants", min=1, help="Rows per generated card."),
+) -> None:
+    """Write every card as a CSV row for spreadsheets."""
+    from studytool.export import write_csv
+
+    _export(write_csv, out, ctx.obj, deck, variants)
+
+
 def main() -> None:
     try:
         app()

@@ -61,4 +61,7 @@ ZH: dict[str, str] = {
     "Solution": "解答",
     "Why": "原因",
     "Hint": "提示",
+    # export
+    "Writing": "正在写入",
+    "Wrote {notes} notes from {decks} decks to {path}": "已写入 {notes} 条（来自 {decks} 个卡组）：{path}",
 }

@@ -1,0 +1,241 @@
+"""Export decks to Anki (`.apkg`, via genanki) and to CSV for spreadsheets.
+
+Every card is posed as a `Variant` and written as plain text: the question
+(with its options listed), the answer, the `why` and the worked solution.
+A generated card becomes K fixed variants. Everything that identifies a note
+is derived from deck and card ids, never drawn at random, so exporting again
+gives the same notes and re-importing into Anki updates them instead of
+adding duplicates.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import html
+import itertools
+import sqlite3
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from studytool.decks.model import Card, Deck
+from studytool.errors import StudytoolError
+from studytool.problems.variant import Variant
+
+CSV_COLUMNS = ("deck", "id", "kind", "topic", "tags", "source", "question", "answer", "why")
+LETTERS = "ABCDEFGH"  # choice options are answered by letter (at most 8 options)
+
+Progress = Callable[[int, int], None] | None  # called as progress(done, total) after each flashcard
+
+
+@dataclass(frozen=True)
+class Exported:
+    decks: int
+    notes: int  # notes (Anki) or rows (CSV)
+
+
+@dataclass(frozen=True)
+class Flashcard:
+    """One card posed once, as text: an Anki note or a CSV row."""
+
+    card: Card
+    index: int                  # variant index: 0 for fixed cards, 0..K-1 for generated ones
+    question: str               # the prompt, options listed below it
+    answer: str
+    solution: tuple[str, ...]   # worked steps; empty for fixed cards
+
+
+def stable_id(text: str, bits: int) -> int:
+    """A non-negative int from the SHA-256 of `text`: the same on every machine and run."""
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big") % (1 << bits)
+
+
+def variant_seed(card: Card, index: int) -> int | None:
+    """Variant 0 is the notes' own example (seed None); the others get seeds from deck/card id and index."""
+    return None if index == 0 else stable_id(f"{card.key}#{index}", 32)
+
+
+def variant_count(card: Card, variants: int) -> int:
+    return variants if card.kind == "generated" else 1
+
+
+def select_decks(decks: Sequence[Deck], deck_ids: Iterable[str] = ()) -> list[Deck]:
+    """The decks named (all when none are); an unknown id is a `StudytoolError`."""
+    wanted = list(dict.fromkeys(deck_ids))
+    known = {deck.deck for deck in decks}
+    unknown = [deck_id for deck_id in wanted if deck_id not in known]
+    if unknown:
+        raise StudytoolError(f"unknown deck {', '.join(unknown)} (decks: {', '.join(sorted(known))})")
+    return [deck for deck in decks if not wanted or deck.deck in wanted]
+
+
+def count_flashcards(decks: Sequence[Deck], variants: int) -> int:
+    return sum(variant_count(card, variants) for deck in decks for card in deck.cards)
+
+
+def question_text(variant: Variant) -> str:
+    """The prompt, then the options as shown: `A. ...` for choices, `1. ...` for items to order."""
+    if variant.kind == "choice":
+        return "\n".join([variant.prompt, *(f"{LETTERS[i]}. {o}" for i, o in enumerate(variant.options))])
+    if variant.kind == "sequence":
+        return "\n".join([variant.prompt, *(f"{i + 1}. {o}" for i, o in enumerate(variant.options))])
+    return variant.prompt
+
+
+def answer_text(variant: Variant) -> str:
+    """The canonical answer; for choices and orderings the options it names follow, in answer order."""
+    from studytool.problems.answers import format_answer
+
+    if variant.kind == "recall":
+        return str(variant.answer)
+    lines = [format_answer(variant)]
+    if variant.kind == "choice":
+        lines += [f"{LETTERS[i]}. {variant.options[i]}" for i in sorted(variant.answer)]
+    elif variant.kind == "sequence":
+        lines += [f"{i + 1}. {variant.options[i]}" for i in variant.answer]
+    return "\n".join(lines)
+
+
+def flashcards(decks: Sequence[Deck], variants: int) -> Iterator[Flashcard]:
+    """Every card of `decks` posed: `variants` times for a generated card, once otherwise."""
+    if variants < 1:
+        raise StudytoolError(f"--variants must be at least 1, not {variants}")
+    for deck in decks:
+        for card in deck.cards:
+            for index in range(variant_count(card, variants)):
+                variant = card.pose(variant_seed(card, index))
+                yield Flashcard(card, index, question_text(variant), answer_text(variant), tuple(variant.solution))
+
+
+# --- CSV ---------------------------------------------------------------------------------------------------
+
+
+def write_csv(
+    decks: Sequence[Deck], path: Path, *, deck_ids: Iterable[str] = (), variants: int = 1, progress: Progress = None
+) -> Exported:
+    """Write one row per flashcard; UTF-8 with a BOM so Excel reads the Chinese."""
+    decks = select_decks(decks, deck_ids)
+    total, rows = count_flashcards(decks, variants), 0
+    try:
+        with open(path, "w", encoding="utf-8-sig", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerow(CSV_COLUMNS)
+            for fc in flashcards(decks, variants):
+                card = fc.card
+                writer.writerow([card.deck, card.id, card.kind, card.topic, " ".join(card.tags), card.source,
+                                 fc.question, fc.answer, card.why or ""])
+                rows += 1
+                if progress is not None:
+                    progress(rows, total)
+    except OSError as error:
+        raise StudytoolError(f"cannot write {path}: {error.strerror or error}") from None
+    return Exported(len(decks), rows)
+
+
+# --- Anki --------------------------------------------------------------------------------------------------
+
+MODEL_FIELDS = ("Question", "Answer", "Why", "Solution", "Source", "Key")
+CSS = """\
+.card { font-family: sans-serif; font-size: 20px; text-align: left; color: black; background-color: white; }
+.answer { font-weight: bold; }
+.why, .solution { margin-top: 1em; }
+.label { color: #666; font-size: 0.8em; }
+.source { margin-top: 1.5em; color: #888; font-size: 0.7em; }
+"""
+BACK = """\
+{{FrontSide}}<hr id="answer">
+<div class="answer">{{Answer}}</div>
+{{#Why}}<div class="why"><span class="label">为什么</span><br>{{Why}}</div>{{/Why}}
+{{#Solution}}<div class="solution"><span class="label">解答</span>{{Solution}}</div>{{/Solution}}
+<div class="source">{{Source}} · {{Key}}</div>"""
+
+
+def _html(text: str) -> str:
+    return html.escape(text).replace("\n", "<br>")
+
+
+def anki_tag(text: str) -> str:
+    """Anki separates tags with spaces, so a tag must not contain any."""
+    return "_".join(text.split())
+
+
+def anki_model():
+    """The one note type; its id is fixed so re-imports match the notes already in Anki."""
+    import genanki
+
+    return genanki.Model(
+        stable_id("studytool/model/v1", 30) + (1 << 30),
+        "studytool",
+        fields=[{"name": name} for name in MODEL_FIELDS],
+        templates=[{"name": "Card", "qfmt": '<div class="question">{{Question}}</div>', "afmt": BACK}],
+        css=CSS,
+    )
+
+
+def anki_note(model, fc: Flashcard):
+    import genanki
+
+    card = fc.card
+    solution = "<ol>" + "".join(f"<li>{_html(step)}</li>" for step in fc.solution) + "</ol>" if fc.solution else ""
+    key = card.key if card.kind != "generated" else f"{card.key} #{fc.index + 1}"
+    return genanki.Note(
+        model=model,
+        fields=[_html(fc.question), _html(fc.answer), _html(card.why or ""), solution, _html(card.source), key],
+        tags=[anki_tag(tag) for tag in card.tags] + [anki_tag(f"topic::{card.topic}")],
+        guid=genanki.guid_for(card.deck, card.id, fc.index),
+    )
+
+
+def anki_deck(deck: Deck):
+    """One Anki deck per studytool deck, under a `studytool` parent; the id comes from the deck id."""
+    import genanki
+
+    return genanki.Deck(stable_id(f"studytool/deck/{deck.deck}", 30) + (1 << 30), f"studytool::{deck.title}")
+
+
+def write_anki(
+    decks: Sequence[Deck], path: Path, *, deck_ids: Iterable[str] = (), variants: int = 3, progress: Progress = None
+) -> Exported:
+    """Write an Anki package: one Anki deck per deck, one note per flashcard."""
+    import genanki
+
+    decks = select_decks(decks, deck_ids)
+    total, notes = count_flashcards(decks, variants), 0
+    model = anki_model()
+    package = genanki.Package([])
+    for deck in decks:
+        anki = anki_deck(deck)
+        for fc in flashcards([deck], variants):
+            anki.add_note(anki_note(model, fc))
+            notes += 1
+            if progress is not None:
+                progress(notes, total)
+        package.decks.append(anki)
+    _write_package(package, Path(path))
+    return Exported(len(decks), notes)
+
+
+def _write_package(package, path: Path) -> None:
+    """`genanki.Package.write_to_file`, minus the temporary collection it leaves behind in /tmp.
+
+    The timestamp is the current time on purpose: Anki only updates an existing
+    note from an import that is newer than it.
+    """
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            collection = Path(tmp) / "collection.anki2"
+            timestamp = time.time()
+            conn = sqlite3.connect(collection)
+            # Note and card ids as genanki makes them: consecutive from the time in milliseconds.
+            package.write_to_db(conn.cursor(), timestamp, itertools.count(int(timestamp * 1000)))
+            conn.commit()
+            conn.close()
+            with zipfile.ZipFile(path, "w") as out:
+                out.write(collection, "collection.anki2")
+                out.writestr("media", "{}")
+    except OSError as error:
+        raise StudytoolError(f"cannot write {path}: {error.strerror or error}") from None
