@@ -11,13 +11,31 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from typer.core import TyperGroup
 
 from studytool import __version__
 from studytool.config import Settings
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 
+
+class _Group(TyperGroup):
+    """The top-level group: a `StudytoolError` from any command becomes `studytool: message` and exit 1.
+
+    Done here rather than only in `main()` so that tests driving `app` with
+    typer's `CliRunner` see exactly what a user sees.
+    """
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except StudytoolError as error:
+            sys.stderr.write(f"studytool: {error}\n")
+            raise typer.Exit(1) from None
+
+
 app = typer.Typer(
+    cls=_Group,
     name="studytool",
     help="Study the Transformer: flashcards, fresh numeric variants, spaced repetition.",
     no_args_is_help=True,
@@ -102,6 +120,6 @@ def export_csv(
 def main() -> None:
     try:
         app()
-    except StudytoolError as error:
+    except StudytoolError as error:  # raised while parsing, before any command runs
         sys.stderr.write(f"studytool: {error}\n")
         sys.exit(1)
