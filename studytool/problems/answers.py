@@ -1,0 +1,332 @@
+"""Reading what learners type, and grading it against a `Variant`.
+
+Input is normalised first (Unicode NFKC plus a table for what NFKC leaves
+alone), so full-width digits, commas, brackets and spaces from a Chinese IME
+work. Integers, shapes, choices and sequences are exact; floats use the
+variant's tolerance. Input that cannot be read raises `AnswerFormatError`
+(one line saying what is expected): the caller asks again and does not count
+it as wrong.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from studytool.i18n import _
+from studytool.problems.variant import Tolerance, Variant
+
+
+class AnswerFormatError(ValueError):
+    """The input could not be read; the message says what format is expected."""
+
+
+@dataclass(frozen=True)
+class Grade:
+    correct: bool
+    expected: str           # canonical answer text; typed back, it grades correct
+    hint: str | None = None  # a targeted hint when the answer matches a known wrong method
+
+
+# What NFKC leaves alone but a Chinese IME produces.
+_TABLE = str.maketrans({
+    "、": ",", "，": ",", "。": ".", "；": ";", "：": ":",
+    "×": "x", "✕": "x", "✖": "x", "⨉": "x", "·": " ", "∗": "*",
+    "−": "-", "ー": "-", "—": "-", "–": "-", "‐": "-", "‑": "-", "﹣": "-",
+    "【": "[", "】": "]", "〔": "(", "〕": ")", "「": "[", "」": "]", "『": "[", "』": "]",
+    "《": "(", "》": ")", "〈": "(", "〉": ")",
+    "\u3000": " ", "\u00a0": " ", "\t": " ",
+})
+
+TRUE_FALSE = ("对 / True", "错 / False")  # the options a truefalse card is posed with
+_TRUE_WORDS = {"对", "正确", "是", "true", "t", "yes", "y", "√", "✓", "✔"}
+_FALSE_WORDS = {"错", "错误", "否", "不对", "false", "f", "no", "n", "✗", "✘"}
+
+
+def normalise(text: str) -> str:
+    """NFKC, the IME table, lower case, single spaces, stripped."""
+    text = unicodedata.normalize("NFKC", text).translate(_TABLE).lower()
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# --- numbers ------------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?")
+_GROUPED = re.compile(r"[+-]?\d{1,3}(?:([, _'])\d{3})(?:\1\d{3})*(?:\.\d+)?")
+
+
+def _number(token: str) -> float:
+    """One number: 12, -0.4472, 1.5e6, 2/3, 66.7%."""
+    if token.endswith("%") and _NUMBER.fullmatch(token[:-1]):
+        return float(token[:-1]) / 100
+    if _NUMBER.fullmatch(token):
+        value = float(token)
+    elif "/" in token and all(_NUMBER.fullmatch(part) for part in token.split("/", 1)):
+        num, den = token.split("/", 1)
+        if float(den) == 0:
+            raise AnswerFormatError(_("division by zero in {token}").format(token=token))
+        value = float(num) / float(den)
+    else:
+        raise AnswerFormatError(_("not a number: {token}").format(token=token[:40]))
+    if not math.isfinite(value):
+        raise AnswerFormatError(_("not a finite number: {token}").format(token=token[:40]))
+    return value
+
+
+def _strip_brackets(text: str) -> str:
+    return text.strip().strip("[]() ").strip()
+
+
+def parse_scalar(text: str) -> float:
+    """`1048576`, `1,048,576`, `1 048 576`, `1.048576e6`, `-0.4472`, `2/3`."""
+    text = _strip_brackets(normalise(text))
+    if _GROUPED.fullmatch(text):
+        text = re.sub(r"[, _']", "", text)
+    if not text:
+        raise AnswerFormatError(_("expected a number, e.g. 1048576 or -0.4472"))
+    try:
+        return _number(text)
+    except AnswerFormatError:
+        raise AnswerFormatError(_("expected one number, e.g. 1048576 or -0.4472")) from None
+
+
+def _split_numbers(text: str) -> tuple[float, ...]:
+    parts = [p for p in re.split(r"[,;\s]+", _strip_brackets(text)) if p]
+    if not parts:
+        raise AnswerFormatError(_("expected numbers, e.g. [1, 2, 3] or 1 2 3"))
+    return tuple(_number(p) for p in parts)
+
+
+def parse_vector(text: str) -> tuple[float, ...]:
+    """`[a, b, c]`, `a b c`, `a，b，c`."""
+    text = normalise(text)
+    if text.count("[") > 1 or ";" in text:
+        raise AnswerFormatError(_("expected one list of numbers, e.g. [1, 2, 3] or 1 2 3"))
+    return _split_numbers(text)
+
+
+def parse_matrix(text: str) -> tuple[tuple[float, ...], ...]:
+    """`[[1, 2], [3, 4]]`, `1 2; 3 4`, or rows on separate lines."""
+    raw = unicodedata.normalize("NFKC", text).translate(_TABLE)
+    rows_text = re.findall(r"[\[(]([^\[\]()]*)[\])]", raw)
+    if not rows_text:
+        rows_text = [r for r in re.split(r"[;\n|]", raw) if r.strip()]
+    if not rows_text:
+        raise AnswerFormatError(_("expected rows of numbers, e.g. [[1, 2], [3, 4]] or 1 2; 3 4"))
+    rows = tuple(_split_numbers(normalise(r)) for r in rows_text)
+    if len({len(r) for r in rows}) != 1:
+        raise AnswerFormatError(_("every row needs the same number of entries, e.g. [[1, 2], [3, 4]]"))
+    return rows
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    """`(32, 8, 10, 10)`, `32x8x10x10`, `32×8×10×10`, `[32,8,10,10]`, `torch.Size([32, 8])`."""
+    text = normalise(text).removeprefix("torch.size")
+    parts = [p for p in re.split(r"[,;x*\s]+", _strip_brackets(text)) if p]
+    if not parts or not all(re.fullmatch(r"\+?\d+", p) and int(p) > 0 for p in parts):
+        raise AnswerFormatError(_("expected a shape of positive integers, e.g. [32, 8, 10, 10] or 32x8x10x10"))
+    return tuple(int(p) for p in parts)
+
+
+def _option_index(token: str, n_options: int, true_false: bool) -> int:
+    if true_false and token in _TRUE_WORDS:
+        return 0
+    if true_false and token in _FALSE_WORDS:
+        return 1
+    if re.fullmatch(r"[a-z]", token):
+        index = ord(token) - ord("a")
+    elif re.fullmatch(r"\d+", token):
+        index = int(token) - 1
+    else:
+        index = -1
+    if not 0 <= index < n_options:
+        last = chr(ord("A") + n_options - 1)
+        raise AnswerFormatError(
+            _("expected option letters A-{last} or numbers 1-{n}").format(last=last, n=n_options))
+    return index
+
+
+def _option_tokens(text: str, n_options: int) -> list[str]:
+    text = _strip_brackets(normalise(text))
+    if re.fullmatch(r"[a-z]+", text) and len(text) <= n_options and text not in _TRUE_WORDS | _FALSE_WORDS:
+        return list(text)  # "ac"
+    if re.fullmatch(r"\d+", text) and n_options <= 9 and int(text) > n_options:
+        return list(text)  # "312"
+    return [t for t in re.split(r"[,;/\s]+|和|与|\band\b", text) if t]
+
+
+def parse_choice(text: str, options: tuple[str, ...]) -> frozenset[int]:
+    """`B`, `b`, `2`, several for multi-answer: `A C`, `a,c`, `ac`; 对/错 for true/false."""
+    tokens = _option_tokens(text, len(options))
+    if not tokens:
+        raise AnswerFormatError(_("expected the letter of an option, e.g. B"))
+    return frozenset(_option_index(t, len(options), tuple(options) == TRUE_FALSE) for t in tokens)
+
+
+def parse_sequence(text: str, options: tuple[str, ...]) -> tuple[int, ...]:
+    """The shown items' numbers (or letters) in order: `3 1 2`, `3,1,2`, `312`, `C A B`."""
+    tokens = _option_tokens(text, len(options))
+    if not tokens:
+        raise AnswerFormatError(_("expected the item numbers in order, e.g. 3 1 2"))
+    indices = tuple(_option_index(t, len(options), False) for t in tokens)
+    if len(set(indices)) != len(indices):
+        raise AnswerFormatError(_("each item may appear only once, e.g. 3 1 2"))
+    return indices
+
+
+def parse(variant: Variant, text: str) -> Any:
+    """The typed text as a value of the variant's answer kind; `AnswerFormatError` if unreadable."""
+    if not isinstance(text, str):
+        raise AnswerFormatError(_("expected text"))
+    kind = variant.kind
+    if kind == "scalar":
+        return parse_scalar(text)
+    if kind == "vector":
+        given = parse_vector(text)
+        if len(given) != len(variant.answer):
+            raise AnswerFormatError(_("expected {n} numbers, e.g. [a, b, c]").format(n=len(variant.answer)))
+        return given
+    if kind == "matrix":
+        return _as_matrix(parse_matrix(text), variant.answer)
+    if kind == "shape":
+        return parse_shape(text)
+    if kind == "choice":
+        return parse_choice(text, variant.options)
+    if kind == "sequence":
+        return parse_sequence(text, variant.options)
+    raise ValueError(f"{kind} answers are not graded: the learner rates them 1-4")
+
+
+def _as_matrix(given: tuple[tuple[float, ...], ...], expected: Any) -> tuple[tuple[float, ...], ...]:
+    rows, cols = len(expected), len(expected[0])
+    if len(given) == 1 and len(given[0]) == rows * cols:  # typed flat: 1 2 3 4
+        given = tuple(given[0][r * cols:(r + 1) * cols] for r in range(rows))
+    if len(given) != rows or len(given[0]) != cols:
+        raise AnswerFormatError(
+            _("expected {rows} rows of {cols} numbers, e.g. [[1, 2], [3, 4]]").format(rows=rows, cols=cols))
+    return given
+
+
+# --- grading ------------------------------------------------------------------------------
+
+
+def _close(given: float, expected: float, tolerance: Tolerance | None) -> bool:
+    if tolerance is None:  # exact; floats typed for an integer (1.048576e6) still match
+        return abs(given - expected) <= 1e-9 * max(1.0, abs(expected))
+    return abs(given - expected) <= tolerance.abs + tolerance.rel * abs(expected) + 1e-12
+
+
+def _flat(value: Any) -> list[float]:
+    if isinstance(value, (int, float)):
+        return [float(value)]
+    return [x for item in value for x in _flat(item)]
+
+
+def _matches(kind: str, given: Any, expected: Any, tolerance: Tolerance | None) -> bool:
+    if kind in ("choice",):
+        return frozenset(given) == frozenset(expected)
+    if kind in ("shape", "sequence"):
+        return tuple(given) == tuple(expected)
+    if kind == "matrix" and (len(given) != len(expected) or any(len(a) != len(b) for a, b in zip(given, expected))):
+        return False
+    a, b = _flat(given), _flat(expected)
+    return len(a) == len(b) and all(_close(x, y, tolerance) for x, y in zip(a, b))
+
+
+def grade(variant: Variant, text: str) -> Grade:
+    """Grade typed text; `AnswerFormatError` if unreadable, `ValueError` for recall variants."""
+    if variant.kind == "recall":
+        raise ValueError("recall answers are not graded: the learner rates them 1-4")
+    given = parse(variant, text)
+    expected = format_answer(variant)
+    if _matches(variant.kind, given, variant.answer, variant.tolerance):
+        return Grade(True, expected)
+    for hint in variant.hints:
+        try:
+            if _matches(variant.kind, given, hint.answer, variant.tolerance):
+                return Grade(False, expected, hint.message)
+        except (TypeError, ValueError):
+            continue  # a hint answer of another form never matches
+    return Grade(False, expected, _generic_hint(variant, given))
+
+
+def _generic_hint(variant: Variant, given: Any) -> str | None:
+    if variant.kind == "shape" and sorted(given) == sorted(variant.answer):
+        return _("Right sizes, wrong order: check which axis is which.")
+    if variant.kind == "shape" and len(given) != len(variant.answer):
+        return _("Expected {n} axes.").format(n=len(variant.answer))
+    return None
+
+
+# --- showing answers ----------------------------------------------------------------------
+
+
+def _decimals(tolerance: Tolerance | None) -> int | None:
+    """Decimals that stay within the tolerance; None: write the number in full."""
+    if tolerance is None or tolerance.abs <= 0:
+        return None
+    return max(0, math.ceil(-math.log10(2 * tolerance.abs) - 1e-9))
+
+
+def format_number(value: float, tolerance: Tolerance | None = None) -> str:
+    if float(value).is_integer() and abs(value) < 1e15:
+        whole = int(value)
+        decimals = _decimals(tolerance)
+        return str(whole) if tolerance is None or not decimals else f"{value:.{decimals}f}"
+    decimals = _decimals(tolerance)
+    if decimals is None:
+        return repr(float(value))
+    text = f"{value:.{decimals}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def format_answer(variant: Variant) -> str:
+    """The canonical answer text; typed back, it grades correct."""
+    kind, answer, tol = variant.kind, variant.answer, variant.tolerance
+    if kind == "scalar":
+        return format_number(answer, tol)
+    if kind == "vector":
+        return "[" + ", ".join(format_number(x, tol) for x in answer) + "]"
+    if kind == "matrix":
+        return "[" + ", ".join("[" + ", ".join(format_number(x, tol) for x in row) + "]" for row in answer) + "]"
+    if kind == "shape":
+        return "[" + ", ".join(str(int(n)) for n in answer) + "]"
+    if kind == "choice":
+        return " ".join(chr(ord("A") + i) for i in sorted(answer))
+    if kind == "sequence":
+        return " ".join(str(i + 1) for i in answer)
+    return str(answer)
+
+
+def _tolerance_text(tolerance: Tolerance | None) -> str:
+    decimals = _decimals(tolerance)
+    if tolerance is None:
+        return _("exact")
+    if decimals is None:
+        return _("within {rel:g} relative").format(rel=tolerance.rel)
+    return _("{d} decimals, within ±{abs:g}").format(d=decimals, abs=tolerance.abs)
+
+
+def format_hint(variant: Variant) -> str:
+    """The expected input format and tolerance, shown with the prompt."""
+    kind, tol = variant.kind, variant.tolerance
+    if kind == "scalar":
+        if tol is None:
+            return _("One number, e.g. 1048576 or 1,048,576 ({tolerance}).").format(tolerance=_tolerance_text(tol))
+        return _("One number, e.g. -0.4472 or 2/3 ({tolerance}).").format(tolerance=_tolerance_text(tol))
+    if kind == "vector":
+        return _("{n} numbers, e.g. [a, b, c] or a b c ({tolerance}).").format(
+            n=len(variant.answer), tolerance=_tolerance_text(tol))
+    if kind == "matrix":
+        return _("{rows} rows of {cols} numbers, e.g. [[1, 2], [3, 4]] or 1 2; 3 4 ({tolerance}).").format(
+            rows=len(variant.answer), cols=len(variant.answer[0]), tolerance=_tolerance_text(tol))
+    if kind == "shape":
+        return _("A shape, e.g. [32, 8, 10, 10] or 32x8x10x10 (exact).")
+    if kind == "choice":
+        return _("The letter(s) of the right option(s), e.g. B or A C.")
+    if kind == "sequence":
+        return _("The item numbers in the right order, e.g. 3 1 2.")
+    return _("Answer in your own words, then rate yourself 1-4.")

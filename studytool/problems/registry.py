@@ -1,0 +1,473 @@
+"""The generators by name: their typed parameters, their defaults and the notes' own example.
+
+Decks override parameters by name (`params:`) and pin the notes' numbers
+(`example:`); both go through `Generator.validate`. A parameter whose default is
+`None` is drawn at random from the range its description gives. `ask` picks the
+sub-question of a generator that covers several (default: drawn).
+
+The draw functions live in one module per family and are imported on first
+use, so listing names and checking parameters (what the deck loader does) does
+not import NumPy or the engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from studytool.problems.variant import Variant
+
+Check = Callable[[Any], "str | None"]  # a value -> an error message, or None when fine
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    description: str
+    default: Any = None  # None: drawn at random
+    check: Check = lambda value: None
+
+    def problem(self, value: Any) -> str | None:
+        if value is None:
+            return None  # None always means "draw it"
+        message = self.check(value)
+        return f"{self.name}: {message}" if message else None
+
+
+@dataclass(frozen=True)
+class Generator:
+    name: str
+    summary: str
+    params: Mapping[str, Param]
+    example_params: Mapping[str, Any]
+    draw_path: str  # "module:function"; the function takes (rng, **all params) -> Variant
+    constraints: tuple[Callable[[Mapping[str, Any]], "str | None"], ...] = ()
+
+    def validate(self, params: Mapping[str, Any]) -> list[str]:
+        """One message per unknown name or bad value; empty means fine."""
+        if not isinstance(params, Mapping):
+            return [f"{self.name}: params must be a mapping of name: value"]
+        problems = []
+        for name, value in params.items():
+            if name not in self.params:
+                known = ", ".join(self.params)
+                problems.append(f"unknown parameter {name!r} for {self.name} (known: {known})")
+            elif (message := self.params[name].problem(value)) is not None:
+                problems.append(message)
+        if not problems:
+            merged = self.resolve(params)
+            problems += [m for check in self.constraints if (m := check(merged)) is not None]
+        return problems
+
+    def resolve(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Every parameter's value: the given ones over the defaults."""
+        return {name: params.get(name, p.default) for name, p in self.params.items()}
+
+    def draw(self, rng, **params: Any) -> Variant:
+        """A fresh variant from `rng` (a `numpy.random.Generator`); raises ValueError on bad params."""
+        problems = self.validate(params)
+        if problems:
+            raise ValueError("; ".join(problems))
+        variant = _function(self.draw_path)(rng, **self.resolve(params))
+        return replace(variant, generator=self.name)
+
+    def example(self) -> Variant:
+        """The notes' own numbers."""
+        import numpy as np
+
+        return self.draw(np.random.default_rng(0), **self.example_params)
+
+
+_loaded: dict[str, Callable[..., Variant]] = {}
+
+
+def _function(path: str) -> Callable[..., Variant]:
+    if path not in _loaded:
+        module, name = path.split(":")
+        _loaded[path] = getattr(importlib.import_module(module), name)
+    return _loaded[path]
+
+
+# --- parameter checks -------------------------------------------------------------------
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value \
+        and abs(value) != float("inf")
+
+
+def int_in(lo: int, hi: int) -> Check:
+    def check(value: Any) -> str | None:
+        if not _is_int(value) or not lo <= value <= hi:
+            return f"expected an integer in {lo}..{hi}, got {value!r}"
+        return None
+
+    return check
+
+
+def one_of(*choices: str) -> Check:
+    def check(value: Any) -> str | None:
+        if value not in choices:
+            return f"expected one of {', '.join(choices)}, got {value!r}"
+        return None
+
+    return check
+
+
+def numbers(min_len: int, max_len: int, *, lo: float = -1000, hi: float = 1000, spread: bool = False,
+            integers: bool = False) -> Check:
+    """A list of numbers; `spread`: not all equal (non-zero variance)."""
+
+    def check(value: Any) -> str | None:
+        kind = "integers" if integers else "numbers"
+        ok = _is_int if integers else _is_number
+        if not isinstance(value, (list, tuple)) or not all(ok(v) for v in value):
+            return f"expected a list of {kind}, got {value!r}"
+        if not min_len <= len(value) <= max_len:
+            return f"expected {min_len}..{max_len} {kind}, got {len(value)}"
+        if not all(lo <= v <= hi for v in value):
+            return f"values must lie in {lo}..{hi}"
+        if spread and len(set(value)) < 2:
+            return "values must not all be equal (the variance would be zero)"
+        return None
+
+    return check
+
+
+def matrix(max_rows: int, max_cols: int, *, min_rows: int = 1, min_cols: int = 1, lo: float = -1000,
+           hi: float = 1000) -> Check:
+    def check(value: Any) -> str | None:
+        rows_ok = isinstance(value, (list, tuple)) and all(isinstance(r, (list, tuple)) for r in value)
+        if not rows_ok or not all(_is_number(v) for r in value for v in r):
+            return f"expected a list of rows of numbers, got {value!r}"
+        if not min_rows <= len(value) <= max_rows:
+            return f"expected {min_rows}..{max_rows} rows, got {len(value)}"
+        if len({len(r) for r in value}) != 1 or not min_cols <= len(value[0]) <= max_cols:
+            return f"rows must all have the same length, {min_cols}..{max_cols}"
+        if not all(lo <= v <= hi for r in value for v in r):
+            return f"values must lie in {lo}..{hi}"
+        return None
+
+    return check
+
+
+def tokens(min_len: int, max_len: int) -> Check:
+    def check(value: Any) -> str | None:
+        if not isinstance(value, (list, tuple)) or not all(isinstance(t, str) and t.strip() for t in value):
+            return f"expected a list of words, got {value!r}"
+        if not min_len <= len(value) <= max_len:
+            return f"expected {min_len}..{max_len} words, got {len(value)}"
+        if len(set(value)) != len(value):
+            return "words must be distinct (each is answered by its number)"
+        return None
+
+    return check
+
+
+def text(value: Any) -> str | None:
+    return None if isinstance(value, str) and value.strip() else f"expected a non-empty string, got {value!r}"
+
+
+# --- cross-parameter constraints ----------------------------------------------------------
+
+
+def _divisible(p: Mapping[str, Any]) -> str | None:
+    d, h = p.get("d_model"), p.get("n_heads")
+    if d is not None and h is not None and d % h:
+        return f"d_model ({d}) must be divisible by n_heads ({h})"
+    return None
+
+
+def _range_holds(count: str, fixed: str) -> Callable[[Mapping[str, Any]], str | None]:
+    """`low..high` must hold `size` distinct values unless the values are pinned."""
+
+    def check(p: Mapping[str, Any]) -> str | None:
+        if p.get(fixed) is not None:
+            return None
+        if p["low"] >= p["high"]:
+            return f"low ({p['low']}) must be below high ({p['high']})"
+        if p.get(count) is not None and p["high"] - p["low"] + 1 < p[count]:
+            return f"low..high must hold {p[count]} distinct integers"
+        return None
+
+    return check
+
+
+def _pinned_length(param: str, length: str) -> Callable[[Mapping[str, Any]], str | None]:
+    def check(p: Mapping[str, Any]) -> str | None:
+        if p.get(param) is not None and p.get(length) is not None and len(p[param]) != p[length]:
+            return f"{param} has {len(p[param])} entries but {length} is {p[length]}"
+        return None
+
+    return check
+
+
+def _index_below(index: str, bound: str) -> Callable[[Mapping[str, Any]], str | None]:
+    def check(p: Mapping[str, Any]) -> str | None:
+        n = p.get(bound)
+        if p.get(index) is not None and n is not None and p[index] >= n:
+            return f"{index} ({p[index]}) must be below {bound} ({n})"
+        return None
+
+    return check
+
+
+def _step_in_target(p: Mapping[str, Any]) -> str | None:
+    # the decoder input is <s> plus the target words: steps 0..len(target)
+    if p.get("t") is not None and p.get("target") is not None and p["t"] > len(p["target"]):
+        return f"t ({p['t']}) must be at most the number of target words ({len(p['target'])})"
+    return None
+
+
+def _small_batch(p: Mapping[str, Any]) -> str | None:
+    if p.get("batch") and p.get("features") and p["batch"] * p["features"] > 6:
+        return "batch * features must be at most 6 (hand-computable)"
+    return None
+
+
+def _pad_lengths(p: Mapping[str, Any]) -> str | None:
+    lengths, max_len = p.get("lengths"), p.get("max_len")
+    if lengths is not None and max_len is not None and max(lengths) > max_len:
+        return f"every length must be at most max_len ({max_len})"
+    if lengths is not None and p.get("batch") is not None and len(lengths) != p["batch"]:
+        return f"lengths has {len(lengths)} entries but batch is {p['batch']}"
+    return None
+
+
+def _attention_inputs(p: Mapping[str, Any]) -> str | None:
+    q, k, v = p.get("q"), p.get("k"), p.get("v")
+    if q is not None and k is not None and len(q[0]) != len(k[0]):
+        return "q and k must have the same number of columns (d_k)"
+    if k is not None and v is not None and len(k) != len(v):
+        return "k and v must have the same number of rows (one value per key)"
+    return None
+
+
+def _src_tgt_distinct(p: Mapping[str, Any]) -> str | None:
+    if p.get("src_len") is not None and p["src_len"] == p.get("tgt_len"):
+        return "src_len and tgt_len must differ (so swapped axes are caught)"
+    return None
+
+
+# --- the generators -----------------------------------------------------------------------
+
+_SIZES = {
+    "batch": Param("batch", "batch size B (default: drawn from 2..64)", None, int_in(1, 4096)),
+    "seq_len": Param("seq_len", "sequence length L (default: drawn from 3..128)", None, int_in(1, 100_000)),
+    "d_model": Param("d_model", "model width d_model (default: drawn, a multiple of n_heads)", None,
+                     int_in(1, 100_000)),
+    "n_heads": Param("n_heads", "number of heads h (default: drawn from 2, 4, 8, 12, 16)", None, int_in(1, 1024)),
+}
+
+
+def _params(*items: Param) -> dict[str, Param]:
+    return {p.name: p for p in items}
+
+
+def _ask(*choices: str) -> Param:
+    return Param("ask", f"which sub-question: {', '.join(choices)} (default: drawn)", None, one_of(*choices))
+
+
+_GENERATORS: tuple[Generator, ...] = (
+    Generator(
+        "layer_norm",
+        "LayerNorm of one token's vector: mean, sigma (biased), output; scale/shift invariance.",
+        _params(
+            Param("x", "the token's vector, pinned (default: drawn, distinct integers)", None,
+                  numbers(3, 8, spread=True)),
+            Param("size", "vector length, 3..8 (default: drawn from 3..5)", None, int_in(3, 8)),
+            Param("low", "smallest drawn value", 0, int_in(-99, 99)),
+            Param("high", "largest drawn value", 9, int_in(-99, 99)),
+            Param("scale", "invariance: the input is multiplied by this (default: drawn from 2..5)", None,
+                  int_in(1, 100)),
+            Param("shift", "invariance: then this is added (default: drawn from -5..5)", None, int_in(-100, 100)),
+            _ask("mean", "sigma", "output", "invariance"),
+        ),
+        {"x": [1, 2, 3, 4], "ask": "output"},
+        "studytool.problems.norms:layer_norm",
+        (_range_holds("size", "x"), _pinned_length("x", "size")),
+    ),
+    Generator(
+        "batch_norm",
+        "BatchNorm of a small batch: per-dimension mean/std, normalized matrix; LN on the same matrix; axes.",
+        _params(
+            Param("x", "the batch, rows = samples, pinned (default: drawn)", None,
+                  matrix(4, 4, min_rows=2, min_cols=2)),
+            Param("batch", "number of samples (default: drawn from 2..3)", None, int_in(2, 4)),
+            Param("features", "number of features per sample (default: drawn from 2..3)", None, int_in(2, 4)),
+            Param("low", "smallest drawn value", 0, int_in(-99, 99)),
+            Param("high", "largest drawn value", 15, int_in(-99, 99)),
+            _ask("mean", "std", "output", "ln_output", "axis"),
+        ),
+        {"x": [[1, 10], [3, 14]], "ask": "output"},
+        "studytool.problems.norms:batch_norm",
+        (_small_batch, _range_holds("batch", "x")),
+    ),
+    Generator(
+        "positional_encoding",
+        "Sinusoidal PE: one value PE(pos, j) or the row PE(pos, :), odd and even d_model.",
+        _params(
+            Param("d_model", "encoding width (default: drawn from 3..6, odd and even)", None, int_in(1, 1024)),
+            Param("pos", "position (default: drawn from 0..9)", None, int_in(0, 10_000)),
+            Param("j", "column for ask=value (default: drawn below d_model)", None, int_in(0, 1023)),
+            _ask("value", "row"),
+        ),
+        {"d_model": 3, "pos": 1, "ask": "row"},
+        "studytool.problems.positional:positional_encoding",
+        (_index_below("j", "d_model"),),
+    ),
+    Generator(
+        "softmax",
+        "Softmax of a short score vector, or the largest probability.",
+        _params(
+            Param("x", "the scores, pinned (default: drawn, distinct integers)", None, numbers(2, 6, lo=-20, hi=20)),
+            Param("size", "number of scores (default: drawn from 3..4)", None, int_in(2, 6)),
+            Param("low", "smallest drawn score", -2, int_in(-20, 20)),
+            Param("high", "largest drawn score", 3, int_in(-20, 20)),
+            _ask("vector", "max"),
+        ),
+        {"x": [1, 2, 3], "ask": "vector"},
+        "studytool.problems.attention:softmax",
+        (_range_holds("size", "x"), _pinned_length("x", "size")),
+    ),
+    Generator(
+        "attention_scores",
+        "Tiny scaled dot-product attention: QK^T/sqrt(d_k), the weights, the output; d_k = d_model/h; the scale.",
+        _params(
+            Param("q", "queries, pinned (default: drawn integers in -2..2)", None, matrix(2, 4, lo=-10, hi=10)),
+            Param("k", "keys, pinned (default: drawn integers in -2..2)", None, matrix(4, 4, min_rows=2, lo=-10, hi=10)),
+            Param("v", "values, pinned (default: drawn integers in 0..4)", None, matrix(4, 4, min_rows=2, lo=-10, hi=10)),
+            Param("len_q", "number of queries (default: 1)", None, int_in(1, 2)),
+            Param("len_k", "number of keys (default: drawn from 2..3)", None, int_in(2, 4)),
+            Param("d_k", "query/key width of the tiny matrices (default: drawn from 2, 4)", None, int_in(1, 4)),
+            _SIZES["d_model"],
+            _SIZES["n_heads"],
+            _ask("scores", "weights", "output", "d_k", "scale"),
+        ),
+        {"d_model": 512, "n_heads": 8, "ask": "d_k"},
+        "studytool.problems.attention:attention_scores",
+        (_divisible, _attention_inputs, _pinned_length("q", "len_q"), _pinned_length("k", "len_k")),
+    ),
+    Generator(
+        "multi_head_shapes",
+        "Shapes through multi-head self-attention: projection, split, transpose, scores, weighted sum, concat, output.",
+        _params(
+            _SIZES["batch"], _SIZES["seq_len"], _SIZES["d_model"], _SIZES["n_heads"],
+            _ask("projection", "split", "transpose", "scores", "weighted_sum", "concat", "output"),
+        ),
+        {"batch": 32, "seq_len": 10, "d_model": 512, "n_heads": 8, "ask": "scores"},
+        "studytool.problems.shapes:multi_head_shapes",
+        (_divisible,),
+    ),
+    Generator(
+        "causal_mask",
+        "The n x n causal mask: its entries, how many are allowed/blocked, which positions step t sees.",
+        _params(
+            Param("n", "sequence length (default: drawn from 3..6)", None, int_in(2, 12)),
+            Param("t", "step for ask=visible (default: drawn below n)", None, int_in(0, 11)),
+            _ask("matrix", "allowed", "blocked", "visible"),
+        ),
+        {"n": 4, "ask": "matrix"},
+        "studytool.problems.masks:causal_mask",
+        (_index_below("t", "n"),),
+    ),
+    Generator(
+        "padding_mask",
+        "The padding mask for a batch of lengths, or how many positions it blocks.",
+        _params(
+            Param("lengths", "real lengths of the sentences, pinned (default: drawn)", None,
+                  numbers(1, 6, lo=1, hi=12, integers=True)),
+            Param("batch", "number of sentences (default: drawn from 2..4)", None, int_in(1, 6)),
+            Param("max_len", "padded length (default: drawn from 3..6)", None, int_in(1, 12)),
+            _ask("matrix", "count"),
+        ),
+        {"lengths": [3, 5, 2], "max_len": 5, "ask": "matrix"},
+        "studytool.problems.masks:padding_mask",
+        (_pad_lengths,),
+    ),
+    Generator(
+        "teacher_forcing",
+        "Teacher forcing: the shifted-right decoder input, the labels, what step t sees and predicts.",
+        _params(
+            Param("target", "the target sentence as words, pinned (default: drawn)", None, tokens(2, 6)),
+            Param("source", "the source sentence, shown for context (default: drawn with the target)", None, text),
+            Param("t", "step for ask=visible/predict (default: drawn)", None, int_in(0, 6)),
+            _ask("decoder_input", "labels", "visible", "predict"),
+        ),
+        {"target": ["我", "爱", "AI"], "source": "I love AI", "ask": "decoder_input"},
+        "studytool.problems.masks:teacher_forcing",
+        (_step_in_target,),
+    ),
+    Generator(
+        "cross_attention_shapes",
+        "Cross-attention: Q from the decoder, K/V from the encoder; rectangular scores [B, h, L_tgt, L_src].",
+        _params(
+            _SIZES["batch"],
+            Param("src_len", "source (encoder) length (default: drawn from 3..64)", None, int_in(1, 100_000)),
+            Param("tgt_len", "target (decoder) length (default: drawn from 3..64, != src_len)", None,
+                  int_in(1, 100_000)),
+            _SIZES["d_model"], _SIZES["n_heads"],
+            _ask("query", "key", "scores", "output", "source"),
+        ),
+        {"batch": 32, "src_len": 10, "tgt_len": 4, "d_model": 512, "n_heads": 8, "ask": "source"},
+        "studytool.problems.shapes:cross_attention_shapes",
+        (_divisible, _src_tgt_distinct),
+    ),
+    Generator(
+        "ffn_shapes",
+        "The position-wise FFN: expand to d_ff = 4 d_model, ReLU, contract back; weight shapes.",
+        _params(
+            _SIZES["batch"], _SIZES["seq_len"], _SIZES["d_model"],
+            Param("d_ff", "hidden width (default: 4 * d_model)", None, int_in(1, 1_000_000)),
+            _ask("expand", "contract", "d_ff", "w1", "w2"),
+        ),
+        {"batch": 32, "seq_len": 10, "d_model": 512, "d_ff": 2048, "ask": "expand"},
+        "studytool.problems.shapes:ffn_shapes",
+    ),
+    Generator(
+        "param_count",
+        "Parameter counts: embedding, MHA, FFN (with/without biases), encoder/decoder block, N layers, FFN share.",
+        _params(
+            _SIZES["d_model"], _SIZES["n_heads"],
+            Param("d_ff", "FFN hidden width (default: 4 * d_model)", None, int_in(1, 1_000_000)),
+            Param("vocab", "vocabulary size for ask=embedding (default: drawn)", None, int_in(1, 10_000_000)),
+            Param("num_layers", "layers for ask=stack (default: drawn from 2..12)", None, int_in(1, 1000)),
+            Param("convention", "blocks/stacks: 'notes' = weight matrices only (the notes' 3,145,728), "
+                  "'full' = with biases and LayerNorms as PyTorch (default: drawn)", None, one_of("notes", "full")),
+            _ask("embedding", "mha", "mha_bias", "ffn", "ffn_bias", "encoder_layer", "decoder_layer", "stack",
+                 "ffn_share"),
+        ),
+        {"d_model": 512, "n_heads": 8, "d_ff": 2048, "ask": "encoder_layer", "convention": "notes"},
+        "studytool.problems.params:param_count",
+        (_divisible,),
+    ),
+    Generator(
+        "attention_cost",
+        "Multiply-adds of QK^T (B*h*L^2*d_k) vs one projection (B*L*d^2), and where L^2 takes over.",
+        _params(_SIZES["batch"], _SIZES["seq_len"], _SIZES["d_model"], _SIZES["n_heads"],
+                _ask("scores", "projection", "crossover")),
+        {"batch": 32, "seq_len": 10, "d_model": 512, "n_heads": 8, "ask": "scores"},
+        "studytool.problems.cost:attention_cost",
+        (_divisible,),
+    ),
+)
+
+_BY_NAME: dict[str, Generator] = {g.name: g for g in _GENERATORS}
+
+
+def names() -> list[str]:
+    return list(_BY_NAME)
+
+
+def get(name: str) -> Generator:
+    """The generator called `name`; `KeyError` when there is none."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown generator {name!r} (known: {', '.join(_BY_NAME)})") from None
