@@ -1,0 +1,219 @@
+"""Deck files -> validated `Deck` objects, or every problem as `FILE:LINE:COL: card ID: message`.
+
+Reading is defensive: a size limit, UTF-8 only, the safe (C) YAML loader, and
+aliases bounded before anything is composed, so a deck never executes anything
+and an alias bomb costs nothing. Files are composed into YAML nodes, which keep
+their line and column, and validated from the nodes (`studytool.decks.validate`).
+
+Decks come from three places, in this order: the bundled decks inside the
+package, `$STUDYTOOL_HOME/decks/`, and each `--deck-path` (a file or a folder).
+In a folder every `*.yaml`/`*.yml` file is a deck except `topics.yaml`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from studytool.config import Settings
+from studytool.decks.model import Deck
+from studytool.errors import StudytoolError
+
+MAX_BYTES = 2 * 1024 * 1024      # a deck of a few thousand cards is well under this
+MAX_ALIAS_NODES = 10_000         # nodes that aliases may add by expansion, all aliases together
+NOT_DECKS = frozenset({"topics.yaml"})
+
+Source = Path | Traversable      # a deck file on disk, or inside the installed package
+
+
+class DeckError(StudytoolError):
+    """Decks that failed to load; `problems` holds one `FILE:LINE:COL: ...` line each."""
+
+    def __init__(self, problems: Sequence[str]):
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+@dataclass
+class Scan:
+    """What reading a set of deck files found: the good decks and every problem."""
+
+    decks: list[Deck] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def cards(self) -> int:
+        return sum(len(deck.cards) for deck in self.decks)
+
+
+# --- where decks come from ---
+
+def bundled_sources() -> list[Traversable]:
+    """The decks shipped inside the package (read through importlib so a wheel works)."""
+    folder = files("studytool.decks").joinpath("bundled")
+    return sorted((entry for entry in folder.iterdir() if _is_deck_name(entry.name)), key=lambda e: e.name)
+
+
+def expand(paths: Iterable[Path]) -> list[Path]:
+    """Files as given; folders replaced by their deck files. Missing paths are kept (reported when read)."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += sorted(p for p in path.iterdir() if p.is_file() and _is_deck_name(p.name))
+        else:
+            found.append(path)
+    return found
+
+
+def installed_sources(settings: Settings) -> list[Source]:
+    """Bundled decks, then the user's deck folder (if it exists), then `--deck-path`s."""
+    user = [settings.user_deck_dir] if settings.user_deck_dir.is_dir() else []
+    return [*bundled_sources(), *expand(user), *expand(settings.deck_paths)]
+
+
+def _is_deck_name(name: str) -> bool:
+    return name.endswith((".yaml", ".yml")) and name not in NOT_DECKS
+
+
+# --- reading ---
+
+def scan(sources: Iterable[Source]) -> Scan:
+    """Read and validate every source; collect the decks and all problems of all files."""
+    from studytool.decks.validate import validate_deck
+
+    result = Scan()
+    first_file: dict[str, str] = {}   # deck id -> file that defined it
+    for source in sources:
+        name = str(source)
+        problems: list[str] = []
+        root = _compose(source, name, problems)
+        if problems:
+            result.problems += problems
+            continue
+        deck, id_mark = validate_deck(root, name, problems)
+        if deck is not None and deck.deck in first_file:
+            line, column = id_mark
+            problems.append(f"{name}:{line}:{column}: deck id {deck.deck!r} is already used by {first_file[deck.deck]}")
+        if problems:
+            result.problems += problems
+            continue
+        assert deck is not None
+        first_file[deck.deck] = name
+        result.decks.append(deck)
+    return result
+
+
+def load_decks(settings: Settings) -> list[Deck]:
+    """Every installed deck; `DeckError` listing every problem if any file is broken."""
+    return _decks_or_raise(scan(installed_sources(settings)))
+
+
+def load_deck_file(path: Path) -> Deck:
+    """One deck file; `DeckError` listing every problem in it."""
+    return _decks_or_raise(scan([path]))[0]
+
+
+def check(paths: Sequence[Path]) -> list[str]:
+    """The problems of these deck files and folders (empty: all good)."""
+    return scan(expand(paths)).problems
+
+
+def _decks_or_raise(result: Scan) -> list[Deck]:
+    if result.problems:
+        raise DeckError(result.problems)
+    return result.decks
+
+
+def _compose(source: Source, name: str, problems: list[str]):
+    """The file's YAML node graph (None for an empty file), or problems appended and None."""
+    import yaml
+
+    data = _read(source, name, problems)
+    if data is None:
+        return None
+    try:
+        if b"*" in data:   # only then can there be aliases to bound
+            _bound_aliases(data, name, problems)
+            if problems:
+                return None
+        return yaml.compose(data, Loader=_loader())
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        detail = f"{error.context}: {error.problem}" if error.context else error.problem
+        problems.append(f"{name}:{mark.line + 1}:{mark.column + 1}: invalid YAML: {detail}")
+    except yaml.YAMLError as error:
+        problems.append(f"{name}:1:1: invalid YAML: {error}")
+    return None
+
+
+def _read(source: Source, name: str, problems: list[str]) -> bytes | None:
+    """The file's bytes if it is small enough and UTF-8 (a BOM is dropped)."""
+    try:
+        with source.open("rb") as stream:
+            data = stream.read(MAX_BYTES + 1)
+    except OSError as error:
+        problems.append(f"{name}: cannot read the file: {error.strerror or error}")
+        return None
+    if len(data) > MAX_BYTES:
+        problems.append(f"{name}:1:1: file is larger than {MAX_BYTES // (1024 * 1024)} MiB; split the deck")
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = len(data[data.rfind(b"\n", 0, error.start) + 1 : error.start].decode("utf-8", "replace")) + 1
+        problems.append(
+            f"{name}:{line}:{column}: not UTF-8 text (byte 0x{data[error.start]:02x}); save the file as UTF-8"
+        )
+        return None
+    return data.removeprefix(b"\xef\xbb\xbf")
+
+
+def _loader():
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _bound_aliases(data: bytes, name: str, problems: list[str]) -> None:
+    """Refuse recursive aliases and aliases that would expand the file by more than MAX_ALIAS_NODES nodes.
+
+    Works on the parser's events, counting for each anchor the size of its
+    subtree as a tree; an alias adds that size. Linear in the file, whatever
+    the aliases would expand to.
+    """
+    import yaml
+    from yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, ScalarEvent
+
+    size: dict[str, int] = {}        # anchor -> nodes of its subtree, aliases expanded
+    open_: list[list] = [[None, 0]]  # [anchor, nodes so far] for each open collection
+    added = 0
+    for event in yaml.parse(data, Loader=_loader()):
+        if isinstance(event, CollectionStartEvent):
+            open_.append([event.anchor, 1])
+        elif isinstance(event, ScalarEvent):
+            open_[-1][1] += 1
+            if event.anchor is not None:
+                size[event.anchor] = 1
+        elif isinstance(event, CollectionEndEvent):
+            anchor, nodes = open_.pop()
+            open_[-1][1] += nodes
+            if anchor is not None:
+                size[anchor] = nodes
+        elif isinstance(event, AliasEvent):
+            mark = event.start_mark
+            where = f"{name}:{mark.line + 1}:{mark.column + 1}"
+            if any(anchor == event.anchor for anchor, _ in open_[1:]):
+                problems.append(f"{where}: recursive alias *{event.anchor} (it refers to itself)")
+                return
+            nodes = size.get(event.anchor, 1)   # an undefined alias is reported by the composer
+            added += nodes
+            if added > MAX_ALIAS_NODES:
+                problems.append(
+                    f"{where}: aliases expand to more than {MAX_ALIAS_NODES} nodes (an alias bomb?); refused"
+                )
+                return
+            open_[-1][1] += nodes

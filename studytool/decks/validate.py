@@ -1,0 +1,441 @@
+"""Validate a composed YAML node graph as a deck: every problem with its line and column.
+
+Validation works on YAML nodes (not loaded Python values) because nodes keep
+their marks. Each field has a converter: node -> Python value, or `_Bad` with a
+message. All problems of a file are collected; a card is built only when it
+has none.
+
+`Card.body` holds the kind's own fields as plain Python values, as written:
+q, a, statement, options, items, answer, tolerance, generator, params, example.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from studytool.decks.model import Card, Deck
+
+ID = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
+TAGS = ("self-test", "interview", "mistake", "example", "extra", "fact")
+LETTERS = "ABCDEFGH"
+
+_Y = "tag:yaml.org,2002:"
+STR, INT, FLOAT, BOOL, NULL = _Y + "str", _Y + "int", _Y + "float", _Y + "bool", _Y + "null"
+SAFE_TAGS = frozenset({STR, INT, FLOAT, BOOL, NULL, _Y + "seq", _Y + "map"})
+_NAMES = {STR: "text", INT: "an integer", FLOAT: "a number", BOOL: "true/false", NULL: "nothing"}
+
+_construct = yaml.constructor.SafeConstructor()
+
+
+class _Bad(Exception):
+    """A field's value is wrong; `node` (default: the field's value) is where."""
+
+    def __init__(self, message: str, node: Node | None = None):
+        super().__init__(message)
+        self.node = node
+
+
+# --- converters: node -> value, or _Bad ---
+
+def _tag_check(node: Node) -> None:
+    if node.tag not in SAFE_TAGS:
+        tag = node.tag.replace(_Y, "!!")
+        raise _Bad(f"YAML tag {tag} is not allowed (a deck is plain data)", node)
+
+
+def _got(node: Node) -> str:
+    if isinstance(node, MappingNode):
+        return "a mapping"
+    if isinstance(node, SequenceNode):
+        return "a list"
+    return _NAMES.get(node.tag, node.tag)
+
+
+def _scalar(node: Node, tags: frozenset[str] | set[str], want: str) -> ScalarNode:
+    _tag_check(node)
+    if not isinstance(node, ScalarNode) or node.tag not in tags:
+        raise _Bad(f"must be {want}, got {_got(node)}", node)
+    return node
+
+
+def text(node: Node) -> str:
+    value = _scalar(node, {STR}, "text").value
+    if not value.strip():
+        raise _Bad("must not be empty", node)
+    return value
+
+
+def ident(node: Node) -> str:
+    value = _scalar(node, {STR, INT}, "an id").value
+    if not ID.match(value):
+        raise _Bad(f"{value!r} is not a valid id (lowercase letters, digits and hyphens, e.g. ln-direction)", node)
+    return value
+
+
+def boolean(node: Node) -> bool:
+    return _construct.construct_yaml_bool(_scalar(node, {BOOL}, "true or false"))
+
+
+def number(node: Node) -> int | float:
+    node = _scalar(node, {INT, FLOAT}, "a number")
+    value = _construct.construct_yaml_int(node) if node.tag == INT else _construct.construct_yaml_float(node)
+    if not math.isfinite(value):
+        raise _Bad("must be a finite number", node)
+    return value
+
+
+def tolerance(node: Node) -> int | float:
+    value = number(node)
+    if value < 0:
+        raise _Bad("must not be negative", node)
+    return value
+
+
+def positive_int(node: Node) -> int:
+    value = number(node)
+    if not isinstance(value, int) or value < 1:
+        raise _Bad(f"must be a positive integer, got {node.value}", node)
+    return value
+
+
+def _items(node: Node, each: Callable[[Node], Any], lo: int = 1, hi: int | None = None) -> list[Any]:
+    _tag_check(node)
+    if not isinstance(node, SequenceNode):
+        raise _Bad(f"must be a list, got {_got(node)}", node)
+    n = len(node.value)
+    if n < lo or (hi is not None and n > hi):
+        size = f"{lo} to {hi}" if hi is not None else f"at least {lo}"
+        raise _Bad(f"must have {size} entries, got {n}", node)
+    return [each(item) for item in node.value]
+
+
+def _distinct(node: Node, values: list[Any]) -> list[Any]:
+    for item, value in zip(node.value, values):
+        if values.count(value) > 1:
+            raise _Bad(f"{value!r} is listed twice", item)
+    return values
+
+
+def options(node: Node) -> list[str]:
+    return _distinct(node, _items(node, text, 2, 8))
+
+
+def order_items(node: Node) -> list[str]:
+    return _distinct(node, _items(node, text, 3, 8))
+
+
+def numbers(node: Node) -> list[int | float]:
+    return _items(node, number)
+
+
+def shape(node: Node) -> list[int]:
+    return _items(node, positive_int)
+
+
+def tags(node: Node) -> list[str]:
+    def tag(item: Node) -> str:
+        value = text(item)
+        if value not in TAGS:
+            raise _Bad(f"unknown tag {value!r}; tags are {', '.join(TAGS)}{_near(value, TAGS)}", item)
+        return value
+
+    return _distinct(node, _items(node, tag, 0))
+
+
+def letters(node: Node) -> str | list[str]:
+    """`B` or `[A, C]`; checked against the options by the card."""
+    def letter(item: Node) -> str:
+        value = _scalar(item, {STR}, "a letter").value
+        if len(value) != 1 or value not in LETTERS:
+            raise _Bad(f"{value!r} is not an option letter (A, B, C ...)", item)
+        return value
+
+    if isinstance(node, SequenceNode):
+        return _distinct(node, _items(node, letter))
+    return letter(node)
+
+
+def plain(node: Node) -> Any:
+    """Any YAML value made of the safe types, as Python (params, example)."""
+    _tag_check(node)
+    if isinstance(node, MappingNode):
+        return {key: plain(value) for key, value in _pairs(node).items()}
+    if isinstance(node, SequenceNode):
+        return [plain(item) for item in node.value]
+    if node.tag in (INT, FLOAT):
+        return number(node)
+    if node.tag == BOOL:
+        return boolean(node)
+    return None if node.tag == NULL else node.value
+
+
+def mapping(node: Node) -> dict[str, Any]:
+    _tag_check(node)
+    if not isinstance(node, MappingNode):
+        raise _Bad(f"must be a mapping of name: value, got {_got(node)}", node)
+    return plain(node)
+
+
+def _pairs(node: MappingNode) -> dict[str, Node]:
+    """Key text -> value node; non-text and repeated keys are errors."""
+    found: dict[str, Node] = {}
+    for key, value in node.value:
+        if key.tag == _Y + "merge":
+            raise _Bad("merge keys (<<) are not supported; write the fields out", key)
+        if not isinstance(key, ScalarNode) or key.tag != STR:
+            raise _Bad("field names must be plain text", key)
+        if key.value in found:
+            raise _Bad(f"field {key.value!r} is given twice", key)
+        found[key.value] = value
+    return found
+
+
+def _near(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+# --- the deck format ---
+
+COMMON = {"id": ident, "kind": text, "topic": text, "tags": tags, "source": text, "why": text}
+REQUIRED_COMMON = ("id", "kind", "topic")
+KINDS: dict[str, tuple[dict[str, Callable[[Node], Any]], tuple[str, ...]]] = {
+    # kind: (its own fields and their converters, the required ones)
+    "recall": ({"q": text, "a": text}, ("q", "a")),
+    "choice": ({"q": text, "options": options, "answer": letters}, ("q", "options", "answer")),
+    "truefalse": ({"statement": text, "answer": boolean}, ("statement", "answer", "why")),
+    "number": ({"q": text, "answer": number, "tolerance": tolerance}, ("q", "answer")),
+    "vector": ({"q": text, "answer": numbers, "tolerance": tolerance}, ("q", "answer")),
+    "shape": ({"q": text, "answer": shape}, ("q", "answer")),
+    "order": ({"q": text, "items": order_items}, ("q", "items")),
+    "generated": ({"generator": text, "params": mapping, "example": mapping}, ("generator",)),
+}
+DECK_FIELDS = {"deck": ident, "title": text, "source": text, "cards": None}
+REQUIRED_DECK = ("deck", "title", "cards")
+
+
+def _position(found: tuple[int, int, str]) -> tuple[int, int]:
+    return found[0], found[1]
+
+
+class _Problems:
+    """Collects `FILE:LINE:COL: [card ID: ]message` for one file; `lines()` in file order."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.found: list[tuple[int, int, str]] = []
+
+    def add(self, node: Node, message: str, card: str | None = None) -> None:
+        mark = node.start_mark
+        who = f"card {card}: " if card else ""
+        self.found.append((mark.line + 1, mark.column + 1, f"{who}{message}"))
+
+    def __len__(self) -> int:
+        return len(self.found)
+
+    def lines(self) -> list[str]:
+        return [f"{self.name}:{line}:{column}: {message}" for line, column, message in sorted(self.found, key=_position)]
+
+
+def validate_deck(root: Node | None, name: str, out: list[str]) -> tuple[Deck | None, tuple[int, int]]:
+    """The deck in `root`, or None with its problems appended to `out` (in file order).
+
+    Also returns where the deck id is (line, column), for messages about duplicate deck ids.
+    """
+    report = _Problems(name)
+    deck = _deck(root, report) if root is not None else None
+    if root is None:
+        report.found.append((1, 1, "the file is empty; a deck is a mapping with deck, title and cards"))
+    out += report.lines()
+    id_node = _value_node(root, "deck") if isinstance(root, MappingNode) else None
+    where = (id_node.start_mark.line + 1, id_node.start_mark.column + 1) if id_node is not None else (1, 1)
+    return (deck if not report else None), where
+
+
+def _deck(root: Node, report: _Problems) -> Deck | None:
+    if not _is_collection(root, MappingNode, "a deck must be a mapping with deck, title and cards", report, None):
+        return None
+    fields = _fields(root, DECK_FIELDS, REQUIRED_DECK, report, None, "a deck needs deck, title and cards")
+    values = {key: _convert(key, fields[key], convert, report, None)
+              for key, convert in DECK_FIELDS.items() if key in fields and convert is not None}
+    cards = _cards(fields["cards"], values.get("deck") or "", report) if "cards" in fields else []
+    if report:
+        return None
+    return Deck(deck=values["deck"], title=values["title"], source=values.get("source", ""), cards=tuple(cards),
+                file=report.name)
+
+
+def _is_collection(node: Node, cls: type, message: str, report: _Problems, label: str | None) -> bool:
+    """Is `node` a plain mapping/list? If not, report `message` (or the bad tag)."""
+    try:
+        _tag_check(node)
+    except _Bad as bad:
+        report.add(node, str(bad), label)
+        return False
+    if not isinstance(node, cls):
+        report.add(node, f"{message}, not {_got(node)}", label)
+        return False
+    return True
+
+
+def _cards(node: Node, deck_id: str, report: _Problems) -> list[Card]:
+    if not _is_collection(node, SequenceNode, "cards must be a list of cards", report, None):
+        return []
+    if not node.value:
+        report.add(node, "cards is empty; a deck needs at least one card")
+    cards: list[Card] = []
+    first_line: dict[str, int] = {}
+    for index, card_node in enumerate(node.value):
+        card, card_id = _card(card_node, index, deck_id, report)
+        if card is not None:
+            cards.append(card)
+        if card_id is None:
+            continue
+        if card_id in first_line:
+            where = _value_node(card_node, "id")
+            report.add(where, f"duplicate card id (first used on line {first_line[card_id]})", card_id)
+        else:
+            first_line[card_id] = card_node.start_mark.line + 1
+    return cards
+
+
+def _card(node: Node, index: int, deck_id: str, report: _Problems) -> tuple[Card | None, str | None]:
+    """The card (None if it has problems) and its id (None if missing or invalid)."""
+    label = f"#{index + 1}"
+    if not _is_collection(node, MappingNode, "a card must be a mapping (id: ..., kind: ...)", report, label):
+        return None, None
+    before = len(report)
+    try:
+        pairs = _pairs(node)
+    except _Bad as bad:
+        report.add(bad.node, str(bad), label)
+        return None, None
+    card_id = _convert("id", pairs["id"], ident, report, label) if "id" in pairs else None
+    label = card_id or label
+    kind = _convert("kind", pairs["kind"], text, report, label) if "kind" in pairs else None
+    if kind is not None and kind not in KINDS:
+        report.add(pairs["kind"], f"unknown kind {kind!r}; kinds are {', '.join(KINDS)}{_near(kind, KINDS)}", label)
+    own, required = KINDS.get(kind, ({}, ()))
+    known = {**COMMON, **own}
+    if kind in KINDS:
+        for key in pairs:
+            if key not in known:
+                report.add(_key_node(node, key), f"unknown field {key!r} for a {kind} card{_near(key, known)}", label)
+    missing = [key for key in (*REQUIRED_COMMON, *required) if key not in pairs]
+    if missing:
+        needs = f"a {kind} card needs {', '.join(required)}" if kind in KINDS else "every card needs id, kind, topic"
+        report.add(node, f"missing {', '.join(repr(k) for k in missing)} ({needs})", label)
+    values = {key: _convert(key, pairs[key], convert, report, label) for key, convert in known.items()
+              if key in pairs and key not in ("id", "kind")}
+    _check_topic(pairs, values, report, label)
+    if kind == "choice":
+        _check_letters(pairs, values, report, label)
+    if kind == "generated":
+        _check_generator(pairs, values, report, label)
+    if len(report) > before:
+        return None, card_id
+    card = Card(deck=deck_id, id=card_id, kind=kind, topic=values["topic"], tags=tuple(values.get("tags", ())),
+                source=values.get("source", ""), why=values.get("why"),
+                body={key: value for key, value in values.items() if key in own},
+                file=report.name, line=node.start_mark.line + 1)
+    return card, card_id
+
+
+def _fields(node: MappingNode, spec: dict, required: tuple[str, ...], report: _Problems, label: str | None,
+            needs: str) -> dict[str, Node]:
+    try:
+        pairs = _pairs(node)
+    except _Bad as bad:
+        report.add(bad.node, str(bad), label)
+        return {}
+    for key in pairs:
+        if key not in spec:
+            report.add(_key_node(node, key), f"unknown field {key!r}{_near(key, spec)}", label)
+    missing = [key for key in required if key not in pairs]
+    if missing:
+        report.add(node, f"missing {', '.join(repr(k) for k in missing)} ({needs})", label)
+    return {key: value for key, value in pairs.items() if key in spec}
+
+
+def _key_node(node: MappingNode, key: str) -> Node:
+    return next(k for k, _ in node.value if k.value == key)
+
+
+def _value_node(node: MappingNode, key: str) -> Node | None:
+    return next((v for k, v in node.value if isinstance(k, ScalarNode) and k.value == key), None)
+
+
+def _convert(field: str, node: Node, convert: Callable[[Node], Any], report: _Problems, label: str | None) -> Any:
+    """The converted value, or None with the problem reported (naming the field)."""
+    try:
+        return convert(node)
+    except _Bad as bad:
+        report.add(bad.node or node, f"{field}: {bad}", label)
+        return None
+
+
+# --- checks across fields and against other modules ---
+
+def _check_topic(pairs: dict[str, Node], values: dict[str, Any], report: _Problems, label: str) -> None:
+    from studytool.decks.topics import topic_ids
+
+    topic = values.get("topic")
+    if topic is not None and topic not in (ids := topic_ids()):
+        report.add(pairs["topic"], f"unknown topic {topic!r}{_near(topic, ids)} (see 'studytool explain')", label)
+
+
+def _check_letters(pairs: dict[str, Node], values: dict[str, Any], report: _Problems, label: str) -> None:
+    answer, opts = values.get("answer"), values.get("options")
+    if answer is None or opts is None:
+        return
+    last = LETTERS[len(opts) - 1]
+    for letter in [answer] if isinstance(answer, str) else answer:
+        if LETTERS.index(letter) >= len(opts):
+            report.add(pairs["answer"], f"answer {letter} is not among the {len(opts)} options (A to {last})", label)
+
+
+def _check_generator(pairs: dict[str, Node], values: dict[str, Any], report: _Problems, label: str) -> None:
+    from studytool.problems import registry
+
+    name = values.get("generator")
+    if name is None:
+        return
+    try:
+        generator = registry.get(name)
+    except KeyError:
+        report.add(pairs["generator"], f"unknown generator {name!r}{_near(name, registry.names())}", label)
+        return
+    params, example = values.get("params") or {}, values.get("example") or {}
+    said = set()
+    for field, given in (("params", params), ("example", {**params, **example})):
+        if field not in pairs or values.get(field) is None:
+            continue
+        for message in _generator_problems(generator, given):
+            if message not in said:
+                said.add(message)
+                report.add(_param_node(pairs[field], message), f"{field}: {message}", label)
+
+
+def _generator_problems(generator, params: dict[str, Any]) -> list[str]:
+    # A generator's own checks may trip over a value of an unexpected type;
+    # that is still a problem with the deck, not a crash of the loader.
+    try:
+        return list(generator.validate(params))
+    except Exception as error:  # noqa: BLE001 - reported as a deck problem
+        return [f"{generator.name} cannot use these parameters ({type(error).__name__}: {error})"]
+
+
+def _param_node(node: Node, message: str) -> Node:
+    """The key the message is about (the earliest named in it), else the whole mapping."""
+    if not isinstance(node, MappingNode):
+        return node
+    found = [(m.start(), key) for key, _ in node.value
+             if (m := re.search(rf"(?<![\w]){re.escape(str(key.value))}(?![\w])", message))]
+    return min(found, key=lambda pair: pair[0])[1] if found else node
