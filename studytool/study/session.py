@@ -1,0 +1,386 @@
+"""The one study loop behind `quiz` and `review`, for a terminal and for scripts alike.
+
+The loop knows nothing of typer or rich: it reads lines from an `ask`
+callable (raising `EOFError` at the end of input) and reports to a `View`.
+Every answer is committed to the store before the next card is shown, so a
+session that ends any way at all (`:q`, EOF, Ctrl-C, `kill -9`) loses at most
+the card on screen.
+
+At any prompt: `:q` quits, `:skip` skips the card, `:undo` takes back the last
+answer (log row and schedule) and asks that card again, `:explain` shows the
+card's topic.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from studytool.decks.model import Card, Deck
+from studytool.i18n import _
+from studytool.problems.variant import Variant
+from studytool.study.scheduler import DEFAULT_RETENTION, make_scheduler, next_schedule, rating_for
+from studytool.study.stats import TopicScore, weakest_topics
+from studytool.study.store import Answer, Store
+
+REQUEUE_GAP = 3        # a missed card comes back after this many other cards
+SEED_RANGE = 2**32
+
+Ask = Callable[[str], str]   # prompt -> one line; raises EOFError when input ends
+Clock = Callable[[], datetime]
+
+
+def local_now() -> datetime:
+    """Now, in the local time zone: days (the new-card limit, "due today") are local days."""
+    return datetime.now().astimezone()
+
+
+@dataclass(frozen=True)
+class Showing:
+    """One card to pose, with its variant seed (None: the notes' own example)."""
+
+    card: Card
+    seed: int | None
+
+
+@dataclass(frozen=True)
+class Result:
+    """One answered showing."""
+
+    card: Card
+    seed: int | None
+    variant: Variant
+    answer: str
+    expected: str
+    correct: bool
+    rating: int
+    hint: str | None
+    review_id: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "card": self.card.key,
+            "topic": self.card.topic,
+            "kind": self.card.kind,
+            "seed": self.seed,
+            "answer": self.answer,
+            "expected": self.expected,
+            "correct": self.correct,
+            "rating": self.rating,
+        }
+
+
+@dataclass(frozen=True)
+class Summary:
+    mode: str
+    results: tuple[Result, ...]
+    skipped: int
+    seconds: float
+
+    @property
+    def answered(self) -> int:
+        return len(self.results)
+
+    @property
+    def correct(self) -> int:
+        return sum(result.correct for result in self.results)
+
+    def weakest(self) -> list[TopicScore]:
+        return weakest_topics([(r.card.topic, r.correct) for r in self.results])
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "answered": self.answered,
+            "correct": self.correct,
+            "skipped": self.skipped,
+            "seconds": round(self.seconds, 3),
+            "cards": [result.to_json() for result in self.results],
+            "weakest_topics": [score.to_json() for score in self.weakest()],
+        }
+
+
+class View(Protocol):
+    """What the loop reports; the CLI renders it with rich, tests record it."""
+
+    def show_card(self, card: Card, variant: Variant, number: int, total: int) -> None: ...
+    def show_reference(self, card: Card, variant: Variant) -> None: ...
+    def show_result(self, result: Result) -> None: ...
+    def show_notice(self, text: str) -> None: ...
+    def show_explain(self, topic: str) -> None: ...
+
+
+class _Quit(Exception):
+    """`:q` typed at a prompt."""
+
+
+class _Skip(Exception):
+    """`:skip` typed at a prompt."""
+
+
+class _Undo(Exception):
+    """`:undo` typed at a prompt, with something to undo."""
+
+
+class Session:
+    """A queue of showings, asked one by one; build with `quiz` or `review` below."""
+
+    def __init__(
+        self,
+        store: Store,
+        queue: Sequence[Showing],
+        *,
+        mode: str,
+        ask: Ask,
+        view: View,
+        retention: float = DEFAULT_RETENTION,
+        fuzz: bool = True,
+        clock: Clock = local_now,
+        rng: random.Random | None = None,
+    ):
+        self.store = store
+        self.queue = list(queue)
+        self.mode = mode
+        self.ask = ask
+        self.view = view
+        self.scheduler = make_scheduler(retention, fuzz=fuzz)
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.results: list[Result] = []
+        self.skipped = 0
+        self.requeued: dict[int, Showing] = {}  # review id of a miss -> the showing it put back
+
+    def run(self) -> Summary:
+        started = time.monotonic()
+        try:
+            while self.queue:
+                showing = self.queue.pop(0)
+                try:
+                    self._pose(showing)
+                except _Skip:
+                    self.skipped += 1
+                except _Undo:
+                    self.queue.insert(0, showing)
+                    self._take_back()
+                except _Quit:
+                    break
+        except (EOFError, KeyboardInterrupt):
+            pass
+        return Summary(self.mode, tuple(self.results), self.skipped, time.monotonic() - started)
+
+    # --- one card -----------------------------------------------------------
+
+    def _pose(self, showing: Showing) -> None:
+        card = showing.card
+        variant = card.pose(showing.seed)
+        number = len(self.results) + self.skipped + 1
+        self.view.show_card(card, variant, number, number + len(self.queue))
+        shown_at = time.monotonic()
+        if variant.kind == "recall":
+            typed = self._line(_("Your answer"), card)
+            self.view.show_reference(card, variant)
+            rating = self._rating(card)
+            correct, expected, hint = rating >= 2, str(variant.answer), None
+        else:
+            typed, grade = self._graded(card, variant)
+            correct, expected, hint = grade.correct, grade.expected, grade.hint
+            rating = int(rating_for(correct))
+        answer = Answer(
+            card=card.key, topic=card.topic, mode=self.mode, rating=rating, correct=correct, answer=typed,
+            seed=showing.seed, params=dict(variant.params), duration_ms=round((time.monotonic() - shown_at) * 1000),
+            time=self.clock(),
+        )
+        review_id = self.store.record(answer, self._rescheduler(rating, answer.time))
+        result = Result(card, showing.seed, variant, typed, expected, correct, rating, hint, review_id)
+        self.results.append(result)
+        self.view.show_result(result)
+        if self.mode == "review" and rating == 1:
+            self._requeue(showing, review_id)
+
+    def _graded(self, card: Card, variant: Variant):
+        from studytool.problems.answers import AnswerFormatError, grade
+
+        while True:
+            typed = self._line(_("Your answer"), card)
+            try:
+                return typed, grade(variant, typed)
+            except AnswerFormatError as error:
+                self.view.show_notice(str(error))  # not counted: ask again
+
+    def _rating(self, card: Card) -> int:
+        while True:
+            typed = self._line(_("Rate 1 again, 2 hard, 3 good, 4 easy"), card).strip()
+            if typed in ("1", "2", "3", "4"):
+                return int(typed)
+            self.view.show_notice(_("Type 1, 2, 3 or 4."))
+
+    def _line(self, prompt: str, card: Card) -> str:
+        """One line of input; session commands are handled here, at every prompt."""
+        while True:
+            line = self.ask(prompt)
+            command = line.strip().lower()
+            if command in (":q", ":quit"):
+                raise _Quit
+            if command == ":skip":
+                raise _Skip
+            if command == ":undo":
+                if self.results:
+                    raise _Undo
+                self.view.show_notice(_("Nothing to undo."))
+                continue
+            if command == ":explain":
+                self.view.show_explain(card.topic)
+                continue
+            return line
+
+    def _rescheduler(self, rating: int, when: datetime):
+        if self.mode != "review":
+            return None  # quiz answers go to the history without moving the schedule
+        return lambda prior: next_schedule(self.scheduler, prior, rating, when)
+
+    # --- queue changes ------------------------------------------------------
+
+    def _requeue(self, showing: Showing, review_id: int) -> None:
+        """A missed card comes back a few cards later, with a different variant."""
+        seed = showing.seed
+        while seed == showing.seed:
+            seed = self.rng.randrange(SEED_RANGE)
+        again = Showing(showing.card, seed)
+        self.queue.insert(min(REQUEUE_GAP, len(self.queue)), again)
+        self.requeued[review_id] = again
+
+    def _take_back(self) -> None:
+        """Undo the last answer and put its card (same variant) first in the queue."""
+        last = self.results.pop()
+        self.store.undo(last.review_id)
+        again = self.requeued.pop(last.review_id, None)
+        self.queue = [queued for queued in self.queue if queued is not again]
+        self.queue.insert(0, Showing(last.card, last.seed))
+        self.view.show_notice(_("Took back the answer to {card}.").format(card=last.card.key))
+
+
+# --- building sessions ------------------------------------------------------
+
+
+def quiz(
+    store: Store,
+    decks: Sequence[Deck],
+    *,
+    ask: Ask,
+    view: View,
+    deck_ids: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    topic: str | None = None,
+    count: int | None = None,
+    seed: int | None = None,
+    clock: Clock = local_now,
+) -> Summary:
+    """A practice session over a seeded selection: the same cards and variants as `worksheet`.
+
+    Answers go to the history (mode `quiz`); the schedule does not move.
+    """
+    from studytool.decks.select import plan
+
+    posings = plan(decks, deck_ids=deck_ids, tags=tags, topic=topic, count=count, seed=seed)
+    queue = [Showing(posing.card, posing.seed) for posing in posings]
+    return Session(store, queue, mode="quiz", ask=ask, view=view, clock=clock).run()
+
+
+def spread_topics(showings: Sequence[Showing]) -> list[Showing]:
+    """Reorder so that cards of one topic are spread apart, keeping the order within a topic.
+
+    Greedy: next comes the topic (other than the last one shown) with the most
+    cards left; ties go to the one that came first. This leaves no two
+    neighbours on one topic whenever no topic holds more than half the cards.
+    """
+    by_topic: dict[str, list[Showing]] = {}
+    for showing in showings:
+        by_topic.setdefault(showing.card.topic, []).append(showing)
+    first_seen = {topic: index for index, topic in enumerate(by_topic)}
+    ordered: list[Showing] = []
+    last: str | None = None
+    while by_topic:
+        candidates = [t for t in by_topic if t != last] or list(by_topic)
+        topic = min(candidates, key=lambda t: (-len(by_topic[t]), first_seen[t]))
+        ordered.append(by_topic[topic].pop(0))
+        if not by_topic[topic]:
+            del by_topic[topic]
+        last = topic
+    return ordered
+
+
+def start_of_day(now: datetime) -> datetime:
+    """Midnight that began `now`'s day, in `now`'s time zone."""
+    return now.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def review_queue(
+    store: Store,
+    decks: Sequence[Deck],
+    *,
+    deck_ids: Sequence[str] = (),
+    new_limit: int = 20,
+    now: datetime,
+    rng: random.Random,
+) -> list[Showing]:
+    """Due cards first (review cards due today, learning steps due now), then new cards.
+
+    New cards are limited to `new_limit` per day (counting those already started
+    today). Due cards draw a fresh variant; a new card's first showing poses the
+    notes' own example. Reads only the due rows and today's log, never the whole log.
+    """
+    from studytool.decks.select import plan
+
+    selected = {p.card.key: p.card for p in plan(decks, deck_ids=deck_ids, seed=rng.randrange(SEED_RANGE))}
+    end_of_day = start_of_day(now) + timedelta(days=1)
+    due = [
+        Showing(selected[key], rng.randrange(SEED_RANGE))
+        for key, schedule in store.due(end_of_day)
+        if key in selected and (schedule.state == 2 or schedule.due <= now)
+    ]
+    room = max(0, new_limit - store.new_cards_since(start_of_day(now)))
+    scheduled = store.scheduled_keys()
+    new = [Showing(card, None) for key, card in selected.items() if key not in scheduled][:room]
+    return spread_topics(due) + spread_topics(new)
+
+
+def review(
+    store: Store,
+    decks: Sequence[Deck],
+    *,
+    ask: Ask,
+    view: View,
+    deck_ids: Sequence[str] = (),
+    new_limit: int = 20,
+    retention: float | None = None,
+    fuzz: bool = True,
+    clock: Clock = local_now,
+    rng: random.Random | None = None,
+) -> Summary:
+    """A spaced-repetition session: due cards, then new ones, scheduled by FSRS.
+
+    `retention` (desired retention, 0.9 by default) is remembered in the
+    database when given, and read from it otherwise.
+    """
+    retention = resolve_retention(store, retention)
+    rng = rng or random.Random()
+    queue = review_queue(store, decks, deck_ids=deck_ids, new_limit=new_limit, now=clock(), rng=rng)
+    session = Session(store, queue, mode="review", ask=ask, view=view, retention=retention, fuzz=fuzz,
+                      clock=clock, rng=rng)
+    return session.run()
+
+
+def resolve_retention(store: Store, retention: float | None) -> float:
+    """The desired retention for this session; a given value is saved as the new default."""
+    from studytool.errors import StudytoolError
+
+    if retention is None:
+        return float(store.setting("desired_retention", str(DEFAULT_RETENTION)))
+    if not 0.7 <= retention <= 0.99:
+        raise StudytoolError(_("desired retention must be between 0.7 and 0.99, got {value}").format(value=retention))
+    store.set_setting("desired_retention", str(retention))
+    return retention

@@ -1,0 +1,348 @@
+"""The progress store: one SQLite file with each card's schedule and the review log.
+
+Progress is keyed by `deck/id`, never by card text, so editing a card keeps its
+schedule and a removed card keeps its history. Times are stored as UTC text in
+one fixed format (`2026-01-31T09:05:00.000000Z`), which sorts like time itself
+and is read by SQLite's date functions.
+
+Safety: an existing file is first opened read-only and checked (integrity,
+schema version); only then is it opened for writing. A file that fails the
+check is never modified. Every write is one `BEGIN IMMEDIATE` transaction, so
+two sessions at once queue on `busy_timeout` instead of failing with
+"database is locked".
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from studytool.errors import StudytoolError
+from studytool.i18n import _
+
+BUSY_TIMEOUT_S = 30.0
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+# Each migration moves the schema up by one version; never edit a shipped one.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: the first schema: a schedule row per card and the review log.
+    (
+        """CREATE TABLE cards (
+            key         TEXT PRIMARY KEY,   -- deck/id
+            deck        TEXT NOT NULL,
+            state       INTEGER NOT NULL,   -- fsrs.State: 1 learning, 2 review, 3 relearning
+            step        INTEGER,
+            stability   REAL,
+            difficulty  REAL,
+            due         TEXT NOT NULL,
+            last_review TEXT
+        )""",
+        "CREATE INDEX cards_due ON cards (due)",
+        """CREATE TABLE reviews (
+            id          INTEGER PRIMARY KEY,
+            card        TEXT NOT NULL,      -- deck/id
+            time        TEXT NOT NULL,
+            mode        TEXT NOT NULL,      -- quiz | review
+            rating      INTEGER NOT NULL,   -- 1 again, 2 hard, 3 good, 4 easy
+            correct     INTEGER NOT NULL,
+            answer      TEXT NOT NULL,      -- what the learner typed
+            seed        INTEGER,            -- variant seed (NULL: the notes' own example)
+            params      TEXT NOT NULL,      -- the variant's drawn inputs, JSON
+            duration_ms INTEGER NOT NULL,
+            prior       TEXT                -- the schedule row before this answer, JSON (for undo)
+        )""",
+        "CREATE INDEX reviews_card ON reviews (card)",
+    ),
+    # 2: the topic of each answer (weakest-topic stats survive removed cards),
+    # a time index for per-day stats and today's new-card count, and settings.
+    (
+        "ALTER TABLE reviews ADD COLUMN topic TEXT",
+        "CREATE INDEX reviews_time ON reviews (time)",
+        "CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    ),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def format_time(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime(TIME_FORMAT)
+
+
+def parse_time(text: str) -> datetime:
+    return datetime.strptime(text, TIME_FORMAT).replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A card's FSRS memory state as stored; `scheduler.py` converts it to `fsrs.Card`."""
+
+    state: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer, as written to the review log."""
+
+    card: str
+    topic: str
+    mode: str                 # "quiz" (schedule untouched) or "review"
+    rating: int
+    correct: bool
+    answer: str
+    seed: int | None
+    params: dict[str, Any]
+    duration_ms: int
+    time: datetime
+
+
+@dataclass(frozen=True)
+class LogRow:
+    card: str
+    topic: str | None
+    time: datetime
+    mode: str
+    rating: int
+    correct: bool
+    prior_state: int | None   # None: the card was new
+
+
+def _schedule_row(schedule: Schedule) -> dict[str, Any]:
+    row = asdict(schedule)
+    row["due"] = format_time(schedule.due)
+    row["last_review"] = format_time(schedule.last_review) if schedule.last_review else None
+    return row
+
+
+def _schedule_from_row(row: sqlite3.Row | dict[str, Any]) -> Schedule:
+    return Schedule(
+        state=row["state"],
+        step=row["step"],
+        stability=row["stability"],
+        difficulty=row["difficulty"],
+        due=parse_time(row["due"]),
+        last_review=parse_time(row["last_review"]) if row["last_review"] else None,
+    )
+
+
+def _unreadable(path: Path, reason: object) -> StudytoolError:
+    return StudytoolError(_("{path}: cannot use this progress database ({reason})").format(path=path, reason=reason))
+
+
+def check_database(path: Path) -> int:
+    """The schema version of an existing database, read without writing anything.
+
+    Raises `StudytoolError` naming the file if it is unreadable, corrupt, not
+    ours, or from a newer studytool. A missing file is version 0.
+    """
+    if not path.exists():
+        return 0
+    try:
+        con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error as error:
+        raise _unreadable(path, error) from None
+    try:
+        problems = [row[0] for row in con.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            raise _unreadable(path, "; ".join(problems[:3]))
+        tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            return 0
+        if "migrations" not in tables:
+            raise _unreadable(path, _("not a studytool database"))
+        version = con.execute("SELECT max(version) FROM migrations").fetchone()[0] or 0
+    except sqlite3.Error as error:
+        raise _unreadable(path, error) from None
+    finally:
+        con.close()
+    if version > SCHEMA_VERSION:
+        raise StudytoolError(
+            _("{path}: written by a newer studytool (schema {found}, this one knows {known}); upgrade studytool").format(
+                path=path, found=version, known=SCHEMA_VERSION
+            )
+        )
+    return version
+
+
+class Store:
+    """An open progress database. Use `open_store`; close with `close()` or `with`."""
+
+    def __init__(self, con: sqlite3.Connection, path: Path):
+        self.con = con
+        self.path = path
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.con.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken up front so concurrent writers wait instead of failing."""
+        try:
+            self.con.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise _unreadable(self.path, error) from None
+        try:
+            yield self.con
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        else:
+            self.con.execute("COMMIT")
+
+    # --- schema -------------------------------------------------------------
+
+    def version(self) -> int:
+        has_table = self.con.execute("SELECT 1 FROM sqlite_master WHERE name = 'migrations'").fetchone()
+        if not has_table:
+            return 0
+        return self.con.execute("SELECT max(version) FROM migrations").fetchone()[0] or 0
+
+    def migrate(self, target: int = SCHEMA_VERSION) -> None:
+        """Apply the pending migrations up to `target`, each recorded with its time."""
+        with self.transaction() as con:
+            con.execute("CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied TEXT NOT NULL)")
+            for version in range(self.version() + 1, target + 1):
+                for statement in MIGRATIONS[version - 1]:
+                    con.execute(statement)
+                con.execute(
+                    "INSERT INTO migrations (version, applied) VALUES (?, ?)",
+                    (version, format_time(datetime.now(timezone.utc))),
+                )
+
+    # --- settings -----------------------------------------------------------
+
+    def setting(self, name: str, default: str) -> str:
+        row = self.con.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()
+        return row[0] if row else default
+
+    def set_setting(self, name: str, value: str) -> None:
+        with self.transaction() as con:
+            con.execute("INSERT OR REPLACE INTO settings (name, value) VALUES (?, ?)", (name, value))
+
+    # --- schedules ----------------------------------------------------------
+
+    def schedule(self, key: str) -> Schedule | None:
+        row = self.con.execute("SELECT * FROM cards WHERE key = ?", (key,)).fetchone()
+        return _schedule_from_row(row) if row else None
+
+    def schedules(self) -> dict[str, Schedule]:
+        """Every scheduled card (one row per card, not the log)."""
+        return {row["key"]: _schedule_from_row(row) for row in self.con.execute("SELECT * FROM cards")}
+
+    def scheduled_keys(self) -> set[str]:
+        return {row[0] for row in self.con.execute("SELECT key FROM cards")}
+
+    def due(self, until: datetime) -> list[tuple[str, Schedule]]:
+        """Cards due at or before `until`, most overdue first (uses the `due` index)."""
+        rows = self.con.execute("SELECT * FROM cards WHERE due <= ? ORDER BY due", (format_time(until),))
+        return [(row["key"], _schedule_from_row(row)) for row in rows]
+
+    # --- answers ------------------------------------------------------------
+
+    def record(self, answer: Answer, reschedule: Callable[[Schedule | None], Schedule] | None = None) -> int:
+        """Log one answer and, in review mode, move the card's schedule; one commit.
+
+        `reschedule` gets the card's current schedule (None when new) read inside
+        the same transaction. Returns the log row id (for `undo`).
+        """
+        with self.transaction() as con:
+            row = con.execute("SELECT * FROM cards WHERE key = ?", (answer.card,)).fetchone()
+            prior = {name: row[name] for name in row.keys() if name != "key"} if row else None
+            cursor = con.execute(
+                "INSERT INTO reviews (card, topic, time, mode, rating, correct, answer, seed, params, duration_ms, prior)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    answer.card, answer.topic, format_time(answer.time), answer.mode, answer.rating,
+                    int(answer.correct), answer.answer, answer.seed, json.dumps(answer.params, ensure_ascii=False),
+                    answer.duration_ms, json.dumps(prior) if prior else None,
+                ),
+            )
+            if reschedule is not None:
+                schedule = reschedule(_schedule_from_row(row) if row else None)
+                deck = answer.card.split("/", 1)[0]
+                con.execute(
+                    "INSERT OR REPLACE INTO cards (key, deck, state, step, stability, difficulty, due, last_review)"
+                    " VALUES (:key, :deck, :state, :step, :stability, :difficulty, :due, :last_review)",
+                    {"key": answer.card, "deck": deck, **_schedule_row(schedule)},
+                )
+            return cursor.lastrowid
+
+    def undo(self, review_id: int) -> None:
+        """Delete one log row and put the card's schedule back exactly as it was before it."""
+        with self.transaction() as con:
+            row = con.execute("SELECT card, mode, prior FROM reviews WHERE id = ?", (review_id,)).fetchone()
+            if row is None:
+                return
+            con.execute("DELETE FROM reviews WHERE id = ?", (review_id,))
+            if row["mode"] != "review":
+                return
+            if row["prior"] is None:
+                con.execute("DELETE FROM cards WHERE key = ?", (row["card"],))
+            else:
+                prior = json.loads(row["prior"])
+                con.execute(
+                    "INSERT OR REPLACE INTO cards (key, deck, state, step, stability, difficulty, due, last_review)"
+                    " VALUES (:key, :deck, :state, :step, :stability, :difficulty, :due, :last_review)",
+                    {"key": row["card"], **prior},
+                )
+
+    def new_cards_since(self, since: datetime) -> int:
+        """How many cards were seen for the first time in review since `since` (the daily new limit)."""
+        return self.con.execute(
+            "SELECT count(*) FROM reviews WHERE time >= ? AND mode = 'review' AND prior IS NULL",
+            (format_time(since),),
+        ).fetchone()[0]
+
+    def answers_total(self) -> int:
+        return self.con.execute("SELECT count(*) FROM reviews").fetchone()[0]
+
+    def log_since(self, since: datetime) -> list[LogRow]:
+        """The review log from `since` on (a bounded window, via the time index)."""
+        rows = self.con.execute(
+            "SELECT card, topic, time, mode, rating, correct, json_extract(prior, '$.state') AS prior_state"
+            " FROM reviews WHERE time >= ? ORDER BY time",
+            (format_time(since),),
+        )
+        return [
+            LogRow(row["card"], row["topic"], parse_time(row["time"]), row["mode"], row["rating"],
+                   bool(row["correct"]), row["prior_state"])
+            for row in rows
+        ]
+
+
+def open_store(path: Path) -> Store:
+    """Open (creating parent folders and the schema if needed) the progress database at `path`."""
+    version = check_database(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    except (OSError, sqlite3.Error) as error:
+        raise _unreadable(path, error) from None
+    con.row_factory = sqlite3.Row
+    store = Store(con, path)
+    try:
+        con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        con.execute("PRAGMA journal_mode = WAL")
+        if version < SCHEMA_VERSION:
+            store.migrate()
+    except sqlite3.Error as error:
+        con.close()
+        raise _unreadable(path, error) from None
+    return store

@@ -1,0 +1,139 @@
+"""Rich rendering for study sessions and stats: the terminal face of `session` and `stats`.
+
+Rendering only: the loop lives in `session.py`, the numbers in `stats.py`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from string import ascii_uppercase
+
+from rich.console import Console
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+
+from studytool.decks.model import Card
+from studytool.i18n import _
+from studytool.problems.variant import Variant
+from studytool.study.session import Result, Summary
+from studytool.study.stats import Stats
+
+BAR_WIDTH = 40
+
+
+def make_ask(console: Console, interactive: bool) -> Callable[[str], str]:
+    """A terminal prompt when interactive; else one line of stdin per call (EOF -> EOFError)."""
+    if interactive:
+        return lambda prompt: console.input(f"[bold cyan]{escape(prompt)}>[/] ")
+
+    def read_line(prompt: str) -> str:
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip("\r\n")
+
+    return read_line
+
+
+def _options(variant: Variant) -> list[str]:
+    """Choice options are lettered (answered as letters); sequence items numbered (answered as numbers)."""
+    if variant.kind == "choice":
+        return [f"  {ascii_uppercase[i]}. {escape(option)}" for i, option in enumerate(variant.options)]
+    return [f"  {i + 1}. {escape(option)}" for i, option in enumerate(variant.options)]
+
+
+class TerminalView:
+    """Shows cards, feedback and notices on a rich console (stderr when stdout carries JSON)."""
+
+    def __init__(self, console: Console):
+        self.console = console
+
+    def show_card(self, card: Card, variant: Variant, number: int, total: int) -> None:
+        lines = [escape(variant.prompt), *_options(variant)]
+        if variant.kind != "recall":
+            from studytool.problems.answers import format_hint
+
+            lines.append(f"[dim]{escape(format_hint(variant))}[/]")
+        title = f"[{number}/{total}] {escape(card.key)} · {escape(card.topic)}"
+        self.console.print(Panel("\n".join(lines), title=title, title_align="left"))
+
+    def show_reference(self, card: Card, variant: Variant) -> None:
+        self.console.print(f"[bold]{_('Answer')}:[/] {escape(str(variant.answer))}")
+
+    def show_result(self, result: Result) -> None:
+        if result.variant.kind == "recall":
+            mark = _("Correct") if result.correct else _("Again")
+            self.console.print(f"[{'green' if result.correct else 'red'}]{mark}[/]")
+        elif result.correct:
+            self.console.print(f"[bold green]✓ {_('Correct')}[/]  {_('Answer')}: {escape(result.expected)}")
+        else:
+            self.console.print(f"[bold red]✗ {_('Wrong')}[/]  {_('Answer')}: {escape(result.expected)}")
+            if result.hint:
+                self.console.print(f"[yellow]{_('Hint')}:[/] {escape(result.hint)}")
+        if result.variant.solution and result.variant.kind != "recall":
+            self.console.print(f"[bold]{_('Solution')}:[/]")
+            for step in result.variant.solution:
+                self.console.print(f"  {escape(step)}")
+        if result.card.why:
+            self.console.print(f"[bold]{_('Why')}:[/] {escape(result.card.why)}")
+        self.console.print()
+
+    def show_notice(self, text: str) -> None:
+        self.console.print(f"[yellow]{escape(text)}[/]")
+
+    def show_explain(self, topic: str) -> None:
+        try:
+            from studytool.explain import render_topic
+        except ImportError:  # explain not installed yet: name the topic and the command
+            self.console.print(_("Topic: {topic} (see `studytool explain {topic}`)").format(topic=topic))
+            return
+        render_topic(self.console, topic)
+
+
+def show_summary(console: Console, summary: Summary) -> None:
+    minutes, seconds = divmod(round(summary.seconds), 60)
+    share = f" ({100 * summary.correct / summary.answered:.0f}%)" if summary.answered else ""
+    console.print(
+        f"[bold]{_('Score')}:[/] {summary.correct}/{summary.answered}{share}   "
+        f"[bold]{_('Time')}:[/] {minutes}m {seconds:02d}s   [bold]{_('Skipped')}:[/] {summary.skipped}"
+    )
+    weakest = summary.weakest()
+    if weakest:
+        console.print(f"[bold]{_('Weakest topics')}:[/]")
+        for score in weakest:
+            console.print(f"  {score.topic}  {score.correct}/{score.answered}   [cyan]{score.command}[/]")
+
+
+def _bar(count: int, most: int) -> str:
+    return "█" * (round(BAR_WIDTH * count / most) if most else 0) or ("▏" if count else "")
+
+
+def show_stats(console: Console, stats: Stats) -> None:
+    table = Table(title=_("Cards"))
+    for header in (_("Deck"), _("New"), _("Learning"), _("Review"), _("Due today")):
+        table.add_column(header, justify="left" if header == _("Deck") else "right")
+    for deck in stats.decks:
+        table.add_row(deck.deck, str(deck.new), str(deck.learning), str(deck.review), str(deck.due_today))
+    console.print(table)
+    retention = f"{100 * stats.retention:.1f}%" if stats.retention is not None else "—"
+    console.print(
+        f"[bold]{_('Answers recorded')}:[/] {stats.answers_total}   "
+        f"[bold]{_('True retention (30 days)')}:[/] {retention} ({stats.retention_reviews} {_('reviews')})"
+    )
+    most = max((n for _day, n in stats.answers_per_day), default=0)
+    if most:
+        console.print(f"\n[bold]{_('Answers per day')}[/]")
+        for day, count in stats.answers_per_day:
+            console.print(f"  {day.isoformat()} {count:>5} [green]{_bar(count, most)}[/]")
+    most = max((n for _day, n in stats.forecast), default=0)
+    console.print(f"\n[bold]{_('Due in the next 14 days')}[/]")
+    for day, count in stats.forecast:
+        console.print(f"  {day.isoformat()} {count:>5} [cyan]{_bar(count, most)}[/]")
+    if stats.weakest:
+        console.print(f"\n[bold]{_('Weakest topics (30 days)')}[/]")
+        for score in stats.weakest:
+            console.print(
+                f"  {score.topic}  {score.correct}/{score.answered}   [cyan]{score.command}[/]"
+            )
