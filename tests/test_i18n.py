@@ -1,0 +1,104 @@
+"""Interface language: `--lang` > `STUDYTOOL_LANG` > LC_ALL > LC_MESSAGES > LANG; card content untouched."""
+
+import pytest
+from typer.testing import CliRunner
+
+from studytool import i18n
+from studytool.cli import app
+
+LOCALE_VARS = ("STUDYTOOL_LANG", "LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
+
+
+@pytest.fixture
+def env(monkeypatch):
+    """A clean environment: no language variables, no pinned language."""
+    for var in LOCALE_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(i18n, "_lang", None)
+    return monkeypatch
+
+
+@pytest.mark.parametrize("locale", ["zh_CN.UTF-8", "zh_TW", "zh", "zh_HK.Big5", "ZH_cn.utf8"])
+def test_chinese_locales_give_chinese(env, locale):
+    env.setenv("LANG", locale)
+    assert i18n.language() == "zh"
+    assert i18n._("Answer") == "答案"
+
+
+@pytest.mark.parametrize("locale", ["en_US.UTF-8", "C", "POSIX", "fr_FR.UTF-8", "C.UTF-8"])
+def test_other_locales_give_english(env, locale):
+    env.setenv("LANG", locale)
+    assert i18n.language() == "en"
+    assert i18n._("Answer") == "Answer"
+
+
+def test_no_locale_at_all_is_english(env):
+    assert i18n.language() == "en"
+
+
+def test_precedence_of_the_locale_variables(env):
+    env.setenv("LANG", "zh_CN.UTF-8")
+    env.setenv("LC_MESSAGES", "en_GB.UTF-8")
+    assert i18n.language() == "en"        # LC_MESSAGES beats LANG
+    env.setenv("LC_ALL", "zh_TW.UTF-8")
+    assert i18n.language() == "zh"        # LC_ALL beats LC_MESSAGES
+    env.setenv("STUDYTOOL_LANG", "en")
+    assert i18n.language() == "en"        # STUDYTOOL_LANG beats the locale
+    i18n.set_language("zh")
+    assert i18n.language() == "zh"        # --lang beats everything
+
+
+def test_an_empty_variable_is_skipped(env):
+    env.setenv("LC_ALL", "")
+    env.setenv("LANG", "zh_CN.UTF-8")
+    assert i18n.language() == "zh"
+
+
+def test_unknown_strings_pass_through(env):
+    i18n.set_language("zh")
+    assert i18n._("no such interface string") == "no such interface string"
+
+
+def test_set_language_rejects_other_languages():
+    with pytest.raises(ValueError, match="'fr'"):
+        i18n.set_language("fr")
+
+
+def test_every_catalogue_entry_is_chinese_and_keeps_its_placeholders():
+    import string
+
+    fields = lambda text: sorted(f for _, f, _, _ in string.Formatter().parse(text) if f is not None)
+    for english, chinese in i18n.ZH.items():
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in chinese), english
+        assert fields(english) == fields(chinese), english
+
+
+# --- through the command line -------------------------------------------------------------------------------
+
+
+def test_bad_lang_is_a_usage_error(env):
+    result = CliRunner().invoke(app, ["--lang", "fr", "decks", "list"])
+    assert result.exit_code == 2
+    assert "--lang" in result.output
+
+
+def test_lang_switch_changes_a_commands_output(env, tmp_path):
+    """The same export, reported in English and in Chinese; the card content in the file is identical."""
+    runner = CliRunner()
+    en = runner.invoke(app, ["--lang", "en", "export", "csv", str(tmp_path / "en.csv")])
+    zh = runner.invoke(app, ["--lang", "zh", "export", "csv", str(tmp_path / "zh.csv")])
+    assert en.exit_code == 0 and zh.exit_code == 0, en.output + zh.output
+    assert en.stdout.startswith("Wrote ")
+    assert zh.stdout.startswith("已写入 ")
+    assert (tmp_path / "en.csv").read_bytes() == (tmp_path / "zh.csv").read_bytes()
+
+
+def test_env_var_and_locale_reach_the_command_line(env, tmp_path):
+    runner = CliRunner()
+    by_env = runner.invoke(app, ["export", "csv", str(tmp_path / "a.csv")], env={"STUDYTOOL_LANG": "zh"})
+    by_locale = runner.invoke(app, ["export", "csv", str(tmp_path / "b.csv")], env={"LANG": "zh_CN.UTF-8"})
+    overridden = runner.invoke(app, ["--lang", "en", "export", "csv", str(tmp_path / "c.csv")],
+                               env={"LC_ALL": "zh_CN.UTF-8"})
+    assert by_env.stdout.startswith("已写入 ")
+    assert by_locale.stdout.startswith("已写入 ")
+    assert overridden.stdout.startswith("Wrote ")
