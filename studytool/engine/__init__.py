@@ -14,11 +14,39 @@ from .functional import (
     scaled_dot_product_attention,
     softmax,
 )
-from .params import count_params
+from .meta import MetaArray
+from .modules import (
+    Decoder,
+    DecoderLayer,
+    Embedding,
+    Encoder,
+    EncoderLayer,
+    FeedForward,
+    LayerNorm,
+    Linear,
+    Module,
+    MultiHeadAttention,
+    Transformer,
+)
+from .params import PARTS, count_params
+from .shapes import trace_shapes
 from .tracing import ShapeStep
 
 __all__ = [
+    "PARTS",
+    "Decoder",
+    "DecoderLayer",
+    "Embedding",
+    "Encoder",
+    "EncoderLayer",
+    "FeedForward",
+    "LayerNorm",
+    "Linear",
+    "MetaArray",
+    "Module",
+    "MultiHeadAttention",
     "ShapeStep",
+    "Transformer",
     "batch_norm",
     "causal_mask",
     "count_params",
@@ -29,4 +57,5 @@ __all__ = [
     "relu",
     "scaled_dot_product_attention",
     "softmax",
+    "trace_shapes",
 ]

@@ -26,6 +26,7 @@ class ShapeStep:
 class Recorder:
     steps: list[ShapeStep] = field(default_factory=list)
     part: str = "input"
+    prefix: str = ""
 
 
 _active: ContextVar[Recorder | None] = ContextVar("studytool_engine_recorder", default=None)
@@ -45,4 +46,19 @@ def recording() -> Iterator[Recorder]:
 def record(name: str, x: Any) -> None:
     recorder = _active.get()
     if recorder is not None:
-        recorder.steps.append(ShapeStep(name, tuple(int(n) for n in x.shape), recorder.part))
+        recorder.steps.append(ShapeStep(recorder.prefix + name, tuple(int(n) for n in x.shape), recorder.part))
+
+
+@contextmanager
+def scope(label: str) -> Iterator[None]:
+    """Prefix the names recorded inside the block with `label` (e.g. "cross-attention")."""
+    recorder = _active.get()
+    if recorder is None:
+        yield
+        return
+    outer = recorder.prefix
+    recorder.prefix = f"{outer}{label}: "
+    try:
+        yield
+    finally:
+        recorder.prefix = outer

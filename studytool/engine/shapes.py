@@ -1,0 +1,81 @@
+"""trace_shapes: the shape of every step of the Transformer's data flow.
+
+The shapes are recorded from arrays that really flow through the engine's modules: real
+ndarrays for small sizes, and for sizes too large to allocate the very same code on shape-only
+MetaArrays (device="meta"). One layer of each stack is traced; the other layers repeat it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .functional import Array, causal_mask, positional_encoding, softmax
+from .meta import MetaArray
+from .modules import Embedding, Linear, Transformer
+from .tracing import ShapeStep, record, recording
+
+# Above this many elements in the largest array, trace on MetaArrays instead of real ones.
+_REAL_LIMIT = 2_000_000
+
+
+def _embed(embedding: Embedding, ids: Array, label: str, device: str) -> Array:
+    record(f"{label} token ids", ids)
+    x = embedding(ids)  # (B, L) -> (B, L, d)
+    record(f"{label} embedding", x)
+    length, d_model = x.shape[-2:]
+    x = x + positional_encoding(length, d_model, x.dtype, like=ids if device == "meta" else None)
+    record(f"{label} + positional encoding", x)
+    return x
+
+
+def _token_ids(rng: np.random.Generator, batch: int, length: int, vocab: int, device: str) -> Array:
+    if device == "meta":
+        return MetaArray((batch, length), np.int64)
+    return rng.integers(0, vocab, size=(batch, length))
+
+
+def _check(**sizes: int | None) -> None:
+    for name, value in sizes.items():
+        if value is not None and (not isinstance(value, (int, np.integer)) or value < 1):
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+def trace_shapes(
+    batch: int, src_len: int, d_model: int, n_heads: int, vocab: int,
+    d_ff: int = 2048, tgt_len: int | None = None,
+) -> list[ShapeStep]:
+    """Ordered steps (name, shape, part) from source token ids to the output softmax over the vocabulary.
+
+    `part` is "input" (embeddings), "encoder", "decoder" or "output". `tgt_len=None` means src_len;
+    with tgt_len != src_len the cross-attention scores are rectangular (B, H, L_tgt, L_src).
+    """
+    _check(batch=batch, src_len=src_len, d_model=d_model, n_heads=n_heads, vocab=vocab, d_ff=d_ff, tgt_len=tgt_len)
+    if d_model % n_heads:
+        raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
+    tgt_len = src_len if tgt_len is None else tgt_len
+    longest = max(src_len, tgt_len)
+    largest = max(
+        batch * n_heads * longest * longest, batch * longest * max(d_ff, vocab), vocab * d_model, d_model * d_ff
+    )
+    device = "cpu" if largest <= _REAL_LIMIT else "meta"
+
+    rng = np.random.default_rng(0)
+    kw = dict(seed=rng, device=device)
+    model = Transformer(d_model, n_heads, 1, 1, d_ff, **kw)
+    src_embedding, tgt_embedding = Embedding(vocab, d_model, **kw), Embedding(vocab, d_model, **kw)
+    generator = Linear(d_model, vocab, **kw)
+
+    with recording() as recorder:
+        src = _embed(src_embedding, _token_ids(rng, batch, src_len, vocab, device), "source", device)
+        tgt = _embed(tgt_embedding, _token_ids(rng, batch, tgt_len, vocab, device), "target (shifted right)", device)
+        recorder.part = "encoder"
+        memory = model.encoder(src)
+        recorder.part = "decoder"
+        mask = causal_mask(tgt_len, like=src if device == "meta" else None)  # (L_tgt, L_tgt)
+        out = model.decoder(tgt, memory, tgt_mask=mask)
+        recorder.part = "output"
+        logits = generator(out)  # (B, L_tgt, d) -> (B, L_tgt, V)
+        record("linear to vocabulary (logits)", logits)
+        probs = softmax(logits, out=logits)
+        record("softmax over vocabulary", probs)
+    return recorder.steps
