@@ -1,0 +1,86 @@
+"""Small hand-made cards, a scripted input and a recording view for driving study sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from studytool.decks.model import Card
+from studytool.problems.variant import Variant
+
+T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class Drawn(Card):
+    """A stand-in for a generated card: seed s asks for s + 1 (None: the example, 41 + 1)."""
+
+    def pose(self, seed: int | None = None) -> Variant:
+        base = 41 if seed is None else seed
+        return Variant(prompt=f"{base} + 1 = ?", kind="scalar", answer=base + 1, seed=seed,
+                       generator="plus-one", params={"x": base})
+
+
+def number(id: str, answer: int, topic: str = "softmax", deck: str = "d") -> Card:
+    return Card(deck=deck, id=id, kind="number", topic=topic, body={"q": f"{id}?", "answer": answer})
+
+
+def recall(id: str, topic: str = "layernorm", deck: str = "d") -> Card:
+    return Card(deck=deck, id=id, kind="recall", topic=topic, body={"q": "LayerNorm 沿哪一维？", "a": "特征维"})
+
+
+def drawn(id: str, topic: str = "attention", deck: str = "d") -> Card:
+    return Drawn(deck=deck, id=id, kind="generated", topic=topic, body={"generator": "plus-one"})
+
+
+class Script:
+    """`ask` that replays lines, then raises EOFError like a closed stdin."""
+
+    def __init__(self, lines: Iterable[str]):
+        self.lines = list(lines)
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if not self.lines:
+            raise EOFError
+        line = self.lines.pop(0)
+        if line is KeyboardInterrupt:
+            raise KeyboardInterrupt
+        return line
+
+
+@dataclass
+class Recorder:
+    """A `View` that writes down what the session showed."""
+
+    events: list[tuple] = field(default_factory=list)
+
+    def show_card(self, card, variant, number, total):
+        self.events.append(("card", card.key, variant.prompt, number, total))
+
+    def show_reference(self, card, variant):
+        self.events.append(("reference", card.key))
+
+    def show_result(self, result):
+        self.events.append(("result", result.card.key, result.correct))
+
+    def show_notice(self, text):
+        self.events.append(("notice", text))
+
+    def show_explain(self, topic):
+        self.events.append(("explain", topic))
+
+    def kinds(self, kind: str) -> list[tuple]:
+        return [event for event in self.events if event[0] == kind]
+
+
+class Clock:
+    """A fixed clock the test can move."""
+
+    def __init__(self, now: datetime = T0):
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now

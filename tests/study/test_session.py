@@ -1,0 +1,171 @@
+"""The study loop driven like a script: typed lines in, recorded events and committed rows out."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import fsrs
+from hypothesis import given, settings, strategies as st
+
+from studytool.study.session import REQUEUE_GAP, Session, Showing, spread_topics
+from study_fakes import T0, Clock, Recorder, Script, drawn, number, recall
+
+
+def run(store, cards_or_showings, lines, *, mode="quiz", clock=None, **kw):
+    queue = [c if isinstance(c, Showing) else Showing(c, None) for c in cards_or_showings]
+    view = Recorder()
+    script = Script(lines)
+    session = Session(store, queue, mode=mode, ask=script, view=view, fuzz=False, clock=clock or Clock(), **kw)
+    return session.run(), view, script
+
+
+def log(store):
+    return [tuple(r) for r in store.con.execute("SELECT card, mode, rating, correct, answer FROM reviews ORDER BY id")]
+
+
+def test_quiz_grades_numbers_and_recall_and_records_history_only(store):
+    summary, view, _ = run(store, [number("n", 12), recall("r"), number("m", 5)], ["12", "不记得了", "2", "6"])
+    assert [(r.card.key, r.correct, r.rating) for r in summary.results] == [
+        ("d/n", True, 3), ("d/r", True, 2), ("d/m", False, 1)]
+    assert (summary.answered, summary.correct) == (3, 2)
+    assert log(store) == [("d/n", "quiz", 3, 1, "12"), ("d/r", "quiz", 2, 1, "不记得了"), ("d/m", "quiz", 1, 0, "6")]
+    assert store.schedules() == {}  # quiz does not move the schedule
+    assert [e[3:] for e in view.kinds("card")] == [(1, 3), (2, 3), (3, 3)]
+    assert view.kinds("reference") == [("reference", "d/r")]
+
+
+def test_format_error_asks_again_without_counting(store):
+    summary, view, script = run(store, [number("n", 12)], ["twelve", "", "12"])
+    assert [r.correct for r in summary.results] == [True]
+    assert len(view.kinds("notice")) == 2 and len(script.prompts) == 3
+    assert log(store) == [("d/n", "quiz", 3, 1, "12")]
+
+
+def test_recall_rating_must_be_1_to_4_and_1_counts_wrong(store):
+    summary, view, _ = run(store, [recall("r")], ["…", "5", "good", "1"])
+    assert [(r.rating, r.correct) for r in summary.results] == [(1, False)]
+    assert len(view.kinds("notice")) == 2
+
+
+def test_skip_quit_and_eof_end_cleanly_with_what_was_answered(store):
+    summary, _, _ = run(store, [number("a", 1), number("b", 2), number("c", 3)], ["1", ":skip", ":q"])
+    assert (summary.answered, summary.skipped) == (1, 1)
+    summary, _, _ = run(store, [number("a", 1), number("b", 2)], ["1"])  # then EOF
+    assert summary.answered == 1
+    summary, _, _ = run(store, [number("a", 1), number("b", 2)], ["1", KeyboardInterrupt])
+    assert summary.answered == 1
+    assert len(log(store)) == 3
+
+
+def test_explain_shows_the_topic_and_asks_again(store):
+    summary, view, _ = run(store, [number("a", 1, topic="positional-encoding")], [":explain", "1"])
+    assert view.kinds("explain") == [("explain", "positional-encoding")]
+    assert summary.correct == 1
+
+
+def test_undo_takes_back_the_answer_and_its_schedule_then_asks_again(store):
+    summary, view, _ = run(store, [number("a", 1), number("b", 2)], ["7", ":undo", "1", "2"], mode="review")
+    assert [(r.card.key, r.correct) for r in summary.results] == [("d/a", True), ("d/b", True)]
+    assert log(store) == [("d/a", "review", 3, 1, "1"), ("d/b", "review", 3, 1, "2")]
+    assert [e[1] for e in view.kinds("card")] == ["d/a", "d/b", "d/a", "d/b"]
+    # only the Good counts: a new card rated Good moves to the second learning step (10 minutes)
+    assert store.schedule("d/a").due == T0 + timedelta(minutes=10)
+
+
+def test_undo_restores_a_reviewed_cards_exact_state(store):
+    clock = Clock()
+    run(store, [number("a", 1)], ["1"], mode="review", clock=clock)
+    before = store.schedule("d/a")
+    clock.now = T0 + timedelta(days=3)
+    run(store, [number("a", 1), number("b", 2)], ["9", ":undo", ":q"], mode="review", clock=clock)
+    assert store.schedule("d/a") == before
+    assert len(log(store)) == 1
+
+
+def test_undo_with_nothing_to_undo_says_so(store):
+    summary, view, _ = run(store, [number("a", 1)], [":undo", "1"])
+    assert summary.correct == 1 and len(view.kinds("notice")) == 1
+
+
+def test_missed_review_card_comes_back_later_with_another_variant(store):
+    cards = [drawn("g"), number("a", 1), number("b", 2), number("c", 3), number("e", 4)]
+    summary, view, _ = run(store, cards, ["0", "1", "2", "3"], mode="review")
+    shown = view.kinds("card")
+    assert [e[1] for e in shown][: REQUEUE_GAP + 2] == ["d/g", "d/a", "d/b", "d/c", "d/g"]
+    assert shown[0][2] == "41 + 1 = ?" and shown[REQUEUE_GAP + 1][2] != shown[0][2]
+    assert summary.results[0].seed is None and view.kinds("card")[REQUEUE_GAP + 1][4] == 6
+
+
+def test_undoing_a_miss_also_drops_its_requeued_copy(store):
+    summary, view, _ = run(store, [drawn("g"), number("a", 1)], ["0", ":undo", "42", "1"], mode="review")
+    assert [e[1] for e in view.kinds("card")] == ["d/g", "d/a", "d/g", "d/a"]
+    assert [r.correct for r in summary.results] == [True, True]
+
+
+def test_review_schedules_exactly_as_fsrs_does(store):
+    """Our stored schedule equals fsrs's own Scheduler run independently on the same ratings and times."""
+    clock = Clock()
+    reference = fsrs.Scheduler(enable_fuzzing=False)
+    expected = fsrs.Card(card_id=1)
+    for minutes, typed, rating in [(0, "1", fsrs.Rating.Good), (5, "0", fsrs.Rating.Again),
+                                   (20, "1", fsrs.Rating.Good), (40, "1", fsrs.Rating.Good),
+                                   (60 * 24 * 4, "1", fsrs.Rating.Good)]:
+        clock.now = T0 + timedelta(minutes=minutes)
+        run(store, [number("a", 1)], [typed], mode="review", clock=clock)
+        expected, _ = reference.review_card(expected, rating, review_datetime=clock.now)
+        got = store.schedule("d/a")
+        assert (got.state, got.step, got.due, got.last_review) == (
+            int(expected.state), expected.step, expected.due, expected.last_review)
+        assert got.stability == expected.stability and got.difficulty == expected.difficulty
+
+
+def test_again_is_due_sooner_than_good_which_is_sooner_than_easy(store):
+    clock = Clock()
+    run(store, [recall("again"), recall("good"), recall("easy")], ["?", "1", "?", "3", "?", "4"],
+        mode="review", clock=clock)
+    due = {key.split("/")[1]: s.due - T0 for key, s in store.schedules().items()}
+    assert due["again"] == timedelta(minutes=1)      # first learning step
+    assert due["good"] == timedelta(minutes=10)      # second learning step
+    assert due["easy"] >= timedelta(days=1)          # graduates at once
+    assert store.schedule("d/easy").state == int(fsrs.State.Review)
+
+
+def test_desired_retention_changes_intervals(store):
+    intervals = {}
+    for retention in (0.8, 0.9, 0.95):
+        run(store, [recall(f"r{retention}")], ["?", "4"], mode="review", retention=retention)
+        intervals[retention] = store.schedule(f"d/r{retention}").due - T0
+    assert intervals[0.8] > intervals[0.9] > intervals[0.95]  # asking to remember more means sooner reviews
+
+
+def test_summary_json_and_weakest_topics(store):
+    cards = [number("a", 1, topic="softmax"), number("b", 2, topic="softmax"), number("c", 3, topic="ffn")]
+    summary, _, _ = run(store, cards, ["1", "0", "0"])
+    doc = summary.to_json()
+    assert (doc["answered"], doc["correct"]) == (3, 1)
+    assert [c["card"] for c in doc["cards"]] == ["d/a", "d/b", "d/c"]
+    assert [w["topic"] for w in doc["weakest_topics"]] == ["ffn", "softmax"]
+    assert doc["weakest_topics"][0]["command"] == "studytool quiz --topic ffn"
+
+
+topic_lists = st.lists(st.sampled_from("abcde"), min_size=1, max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(topic_lists)
+def test_spread_topics_is_a_permutation_keeping_order_within_topic(topics):
+    showings = [Showing(number(f"c{i}", i, topic=t), None) for i, t in enumerate(topics)]
+    spread = spread_topics(showings)
+    assert sorted(s.card.id for s in spread) == sorted(s.card.id for s in showings)
+    for topic in set(topics):
+        ours = [s.card.id for s in spread if s.card.topic == topic]
+        assert ours == [s.card.id for s in showings if s.card.topic == topic]
+
+
+@settings(max_examples=200, deadline=None)
+@given(topic_lists)
+def test_spread_topics_leaves_no_neighbours_on_one_topic_when_possible(topics):
+    if max(topics.count(t) for t in topics) > (len(topics) + 1) // 2:
+        return  # impossible: one topic fills more than every other slot
+    spread = spread_topics([Showing(number(f"c{i}", i, topic=t), None) for i, t in enumerate(topics)])
+    assert all(a.card.topic != b.card.topic for a, b in zip(spread, spread[1:]))
