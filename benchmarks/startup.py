@@ -1,0 +1,98 @@
+"""Start-up: `studytool --help` and the first quiz card, side by side with a bare typer app's `--help`.
+
+    python benchmarks/startup.py [--runs 20]
+
+The three commands run alternately (so drift in machine load hits all of them
+alike), each `--runs` times after one warm-up; the medians are compared.
+Targets: `studytool --help` within 1.15x of the bare app, the first quiz card
+on screen within 1.6x.
+
+"First card on screen" is the moment the quiz has written everything it shows
+before it waits for the answer: stdin is a pipe left open, and the time of the
+last output byte before the output goes quiet is taken. Then stdin is closed
+and the session ends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import select
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+QUIET = 0.4  # seconds of silence that mean "waiting for the answer"
+
+
+def studytool_command() -> list[str]:
+    """The installed console script next to this interpreter, as a user runs it."""
+    script = Path(sys.executable).parent / "studytool"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "studytool"]
+
+
+def time_to_exit(command: list[str], env: dict) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def time_to_first_card(command: list[str], env: dict) -> float:
+    """Seconds from launch to the last byte written before the program waits on its (open, empty) stdin."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    last, out = None, b""
+    while True:
+        ready, _, _ = select.select([proc.stdout], [], [], None if last is None else QUIET)
+        if not ready:
+            break
+        chunk = os.read(proc.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        last, out = time.perf_counter(), out + chunk
+    proc.stdin.close()
+    proc.communicate(timeout=30)
+    if last is None:
+        raise RuntimeError(f"{' '.join(command)} printed nothing")
+    return last - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+
+    home = tempfile.mkdtemp(prefix="studytool-bench-")
+    env = {**os.environ, "STUDYTOOL_HOME": home, "NO_COLOR": "1", "COLUMNS": "100"}
+    bare = [sys.executable, str(HERE / "bare_app.py"), "--help"]
+    studytool = studytool_command()
+    measures = {
+        "bare typer app --help": lambda: time_to_exit(bare, env),
+        "studytool --help": lambda: time_to_exit([*studytool, "--help"], env),
+        "studytool quiz: first card": lambda: time_to_first_card([*studytool, "quiz", "--count", "1", "--seed", "1"],
+                                                                env),
+    }
+    for measure in measures.values():  # warm-up: disk caches, .pyc files, the progress database
+        measure()
+    times = {name: [] for name in measures}
+    for _ in range(args.runs):
+        for name, measure in measures.items():
+            times[name].append(measure())
+
+    base = statistics.median(times["bare typer app --help"])
+    targets = {"studytool --help": 1.15, "studytool quiz: first card": 1.6}
+    print(f"{'command':<30} {'median':>9} {'min':>9} {'ratio':>7}  target  ({args.runs} runs each, alternating)")
+    for name, samples in times.items():
+        median = statistics.median(samples)
+        target = targets.get(name)
+        verdict = "" if target is None else f"<= {target:.2f}x {'ok' if median / base <= target else 'MISSED'}"
+        print(f"{name:<30} {median * 1000:7.1f}ms {min(samples) * 1000:7.1f}ms {median / base:6.2f}x  {verdict}")
+
+
+if __name__ == "__main__":
+    main()

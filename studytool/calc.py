@@ -1,0 +1,200 @@
+"""The library behind `studytool calc`: the engine's answers for numbers a learner types in.
+
+Each function checks its input (a bad size or vector raises `StudytoolError` with one line),
+asks `studytool.engine`, and returns a JSON-able dict that the CLI prints or renders.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from studytool.errors import StudytoolError
+from studytool.i18n import _
+
+
+def parse_vector(values: Sequence[str], what: str = "vector") -> list[float]:
+    """Numbers typed as separate arguments or comma-separated (`1 2 3`, `1,2,3`, `1，2，3`)."""
+    tokens = [t for value in values for t in re.split(r"[,，\s]+", value) if t]
+    if not tokens:
+        raise StudytoolError(_("empty {what}: give at least one number").format(what=what))
+    numbers = []
+    for token in tokens:
+        try:
+            number = float(token.replace("−", "-"))
+        except ValueError:
+            raise StudytoolError(_("not a number: {token!r}").format(token=token)) from None
+        if number != number or number in (float("inf"), float("-inf")):
+            raise StudytoolError(_("not a finite number: {token!r}").format(token=token))
+        numbers.append(number)
+    return numbers
+
+
+def parse_rows(rows: Sequence[str]) -> list[list[float]]:
+    """A batch typed as rows of comma-separated numbers: `1,10 3,14` -> [[1, 10], [3, 14]]."""
+    if not rows:
+        raise StudytoolError(_("empty batch: give rows like 1,10 3,14"))
+    batch = [parse_vector([row], what="row") for row in rows]
+    if len({len(row) for row in batch}) != 1:
+        raise StudytoolError(_("rows have different lengths: every row needs the same number of features"))
+    return batch
+
+
+def _check_sizes(**sizes: int | None) -> None:
+    for name, value in sizes.items():
+        if value is not None and value < 1:
+            raise StudytoolError(_("{name} must be a positive integer, got {value}").format(name=name, value=value))
+
+
+def _check_heads(d_model: int, heads: int) -> None:
+    if d_model % heads:
+        raise StudytoolError(
+            _("d_model={d_model} is not divisible by heads={heads}").format(d_model=d_model, heads=heads)
+        )
+
+
+def layernorm(x: Sequence[float], eps: float = 1e-5) -> dict[str, Any]:
+    """Mean, biased variance, σ and the normalised vector (γ = 1, β = 0)."""
+    import numpy as np
+
+    from studytool.engine import layer_norm
+
+    if eps < 0:
+        raise StudytoolError(_("eps must not be negative, got {eps}").format(eps=eps))
+    v = np.asarray(x, dtype=np.float64)  # (K,)
+    var = float(np.square(v - v.mean()).mean())  # divide by K, as LayerNorm does
+    return {
+        "input": list(x),
+        "eps": eps,
+        "mean": float(v.mean()),
+        "variance": var,
+        "sigma": var**0.5,
+        "output": layer_norm(v, eps=eps).tolist(),
+    }
+
+
+def batchnorm(rows: Sequence[Sequence[float]], eps: float = 1e-5) -> dict[str, Any]:
+    """Per-feature batch mean and σ, and the normalised batch (training mode, γ = 1, β = 0)."""
+    import numpy as np
+
+    from studytool.engine import batch_norm
+
+    if eps < 0:
+        raise StudytoolError(_("eps must not be negative, got {eps}").format(eps=eps))
+    x = np.asarray(rows, dtype=np.float64)  # (B, features)
+    var = np.square(x - x.mean(axis=0)).mean(axis=0)  # (features,), divide by B
+    return {
+        "input": [list(row) for row in rows],
+        "eps": eps,
+        "mean": x.mean(axis=0).tolist(),
+        "variance": var.tolist(),
+        "sigma": np.sqrt(var).tolist(),
+        "output": batch_norm(x, eps=eps).tolist(),
+    }
+
+
+def softmax(x: Sequence[float]) -> dict[str, Any]:
+    """The probabilities and the sum they add up to."""
+    import numpy as np
+
+    from studytool.engine import softmax as engine_softmax
+
+    p = engine_softmax(np.asarray(x, dtype=np.float64))
+    return {"input": list(x), "output": p.tolist(), "sum": float(p.sum())}
+
+
+PE_MAX_CELLS = 1_000_000
+
+
+def positional_encoding(d_model: int, positions: int) -> dict[str, Any]:
+    """The sinusoidal table, one row per position 0 … positions − 1 (odd d_model works)."""
+    from studytool.engine import positional_encoding as engine_pe
+
+    _check_sizes(d_model=d_model, positions=positions)
+    if d_model * positions > PE_MAX_CELLS:
+        raise StudytoolError(
+            _("a {positions} x {d_model} table is too large to print (at most {cells} numbers)").format(
+                positions=positions, d_model=d_model, cells=f"{PE_MAX_CELLS:,}")
+        )
+    return {"d_model": d_model, "positions": positions, "table": engine_pe(positions, d_model).tolist()}
+
+
+PARAM_PARTS = (
+    ("mha", "multi-head attention"),
+    ("ffn", "feed-forward network"),
+    ("layer_norm", "LayerNorm"),
+    ("encoder_layer", "encoder block"),
+    ("decoder_layer", "decoder block"),
+    ("encoder", "encoder stack"),
+    ("decoder", "decoder stack"),
+    ("transformer", "encoder + decoder"),
+    ("embedding", "embedding"),
+    ("output_projection", "output projection"),
+)
+
+# name -> count_params keywords. "notes" counts weight matrices only, as the study notes do.
+PARAM_CONVENTIONS = {"with_bias": {"bias": True, "norm": True}, "notes": {"bias": False, "norm": False}}
+
+
+def params(
+    d_model: int, heads: int, d_ff: int, layers: int, vocab: int | None = None, bias: bool = True
+) -> dict[str, Any]:
+    """Parameter counts of every part; both conventions, or only the notes' one when `bias` is False."""
+    from studytool.engine import count_params
+
+    _check_sizes(d_model=d_model, heads=heads, d_ff=d_ff, layers=layers, vocab=vocab)
+    _check_heads(d_model, heads)
+    conventions = list(PARAM_CONVENTIONS) if bias else ["notes"]
+    rows = []
+    for part, label in PARAM_PARTS:
+        if part in ("embedding", "output_projection") and vocab is None:
+            continue
+        row: dict[str, Any] = {"part": part, "label": label}
+        for name in conventions:
+            row[name] = count_params(
+                part, d_model=d_model, n_heads=heads, d_ff=d_ff, num_layers=layers, vocab=vocab,
+                **PARAM_CONVENTIONS[name],
+            )
+        rows.append(row)
+    return {
+        "d_model": d_model, "heads": heads, "d_ff": d_ff, "layers": layers, "vocab": vocab,
+        "conventions": conventions, "rows": rows,
+    }
+
+
+def attention(batch: int, seq: int, d_model: int, heads: int) -> dict[str, Any]:
+    """The multi-head self-attention shape chain of one encoder layer, as the engine records it."""
+    from studytool.engine import trace_shapes
+
+    _check_sizes(batch=batch, seq=seq, d_model=d_model, heads=heads)
+    _check_heads(d_model, heads)
+    # vocab and d_ff do not touch self-attention; the smallest sizes keep the trace cheap
+    steps = trace_shapes(batch, seq, d_model, heads, vocab=1, d_ff=1)
+    prefix = "self-attention: "
+    chain = [s for s in steps if s.name == "source + positional encoding"] + [
+        s for s in steps
+        if s.part == "encoder" and s.name.startswith(prefix) and not s.name.endswith("add & norm")
+    ]
+    return {
+        "batch": batch, "seq": seq, "d_model": d_model, "heads": heads, "d_k": d_model // heads,
+        "steps": [{"name": _("input X") if s is chain[0] else s.name.removeprefix(prefix), "shape": list(s.shape)}
+                  for s in chain],
+    }
+
+
+def shapes(
+    batch: int, seq: int, d_model: int, heads: int, vocab: int, d_ff: int | None = None, tgt_seq: int | None = None
+) -> dict[str, Any]:
+    """The whole data flow, step by step, as the engine records it."""
+    from studytool.engine import trace_shapes
+
+    d_ff = 4 * d_model if d_ff is None else d_ff
+    _check_sizes(batch=batch, seq=seq, d_model=d_model, heads=heads, vocab=vocab, d_ff=d_ff, tgt_seq=tgt_seq)
+    _check_heads(d_model, heads)
+    steps = trace_shapes(batch, seq, d_model, heads, vocab, d_ff=d_ff, tgt_len=tgt_seq)
+    return {
+        "batch": batch, "seq": seq, "tgt_seq": tgt_seq if tgt_seq is not None else seq,
+        "d_model": d_model, "heads": heads, "d_ff": d_ff, "vocab": vocab,
+        "steps": [{"name": s.name, "shape": list(s.shape), "part": s.part} for s in steps],
+    }

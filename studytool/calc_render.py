@@ -1,0 +1,141 @@
+"""Drawing `studytool calc` results (the dicts of `studytool.calc`) with rich."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from studytool.i18n import _
+
+
+def _num(x: float) -> str:
+    return f"{x:.6f}"
+
+
+def _vec(xs: Sequence[float]) -> str:
+    return "[" + ", ".join(_num(x) for x in xs) + "]"
+
+
+def _shape(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+def _pairs(console: Console, rows: Sequence[tuple[str, str]]) -> None:
+    table = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for name, value in rows:
+        table.add_row(Text(name), Text(value))
+    console.print(table)
+
+
+def render_layernorm(r: dict[str, Any], console: Console) -> None:
+    _pairs(console, [
+        ("x", "[" + ", ".join(f"{v:g}" for v in r["input"]) + "]"),
+        (_("mean") + " m", _num(r["mean"])),
+        (_("variance") + " σ²", _num(r["variance"]) + "  " + _("(divide by K, not K−1)")),
+        ("σ", _num(r["sigma"])),
+        ("ε", f"{r['eps']:g}"),
+        ("LN(x) = (x − m) / √(σ² + ε)", _vec(r["output"])),
+    ])
+
+
+def render_batchnorm(r: dict[str, Any], console: Console) -> None:
+    table = Table(title=_("BatchNorm: each feature over the batch"), title_justify="left")
+    table.add_column(_("sample"), justify="right")
+    for j in range(len(r["mean"])):
+        table.add_column(f"x[:, {j}]", justify="right")
+        table.add_column(f"BN[:, {j}]", justify="right", style="green")
+    for b, (row, out) in enumerate(zip(r["input"], r["output"])):
+        table.add_row(str(b), *(cell for x, y in zip(row, out) for cell in (f"{x:g}", _num(y))))
+    table.add_section()
+    table.add_row(_("mean"), *(cell for m in r["mean"] for cell in (_num(m), "")))
+    table.add_row("σ", *(cell for s in r["sigma"] for cell in (_num(s), "")))
+    console.print(table)
+    console.print(Text(f"ε = {r['eps']:g}", style="dim"))
+
+
+def render_softmax(r: dict[str, Any], console: Console) -> None:
+    table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2, 0, 0))
+    table.add_column("i", justify="right")
+    table.add_column("x", justify="right")
+    table.add_column("softmax(x)", justify="right", style="green")
+    for i, (x, p) in enumerate(zip(r["input"], r["output"])):
+        table.add_row(str(i), f"{x:g}", _num(p))
+    console.print(table)
+    console.print(Text(f"Σ = {_num(r['sum'])}", style="dim"))
+
+
+def render_pe(r: dict[str, Any], console: Console) -> None:
+    table = Table(title=f"PE  (d_model = {r['d_model']})", title_justify="left")
+    table.add_column("pos", justify="right", style="bold")
+    for j in range(r["d_model"]):
+        table.add_column(f"{j} {'sin' if j % 2 == 0 else 'cos'}", justify="right")
+    for pos, row in enumerate(r["table"]):
+        table.add_row(str(pos), *(_num(v) for v in row))
+    console.print(table)
+    console.print(Text("PE(pos, 2i) = sin(pos / 10000^(2i/d)),  PE(pos, 2i+1) = cos(pos / 10000^(2i/d))", style="dim"))
+
+
+def _steps_table(steps: Sequence[dict[str, Any]], with_part: bool) -> Table:
+    table = Table(show_header=True, header_style="bold")
+    table.add_column("#", justify="right", style="dim")
+    if with_part:
+        table.add_column(_("part"))
+    table.add_column(_("step"))
+    table.add_column(_("shape"), style="green", no_wrap=True)
+    for i, step in enumerate(steps, 1):
+        cells = [str(i)] + ([step["part"]] if with_part else []) + [step["name"], _shape(step["shape"])]
+        table.add_row(*(Text(c) for c in cells))
+    return table
+
+
+def render_attention(r: dict[str, Any], console: Console) -> None:
+    console.print(Text(
+        f"B = {r['batch']}, L = {r['seq']}, d_model = {r['d_model']}, h = {r['heads']}, "
+        f"d_k = d_model / h = {r['d_k']}", style="bold"))
+    console.print(_steps_table(r["steps"], with_part=False))
+
+
+def render_params(r: dict[str, Any], console: Console) -> None:
+    headers = {"with_bias": _("with biases and LayerNorms"), "notes": _("notes: weights only")}
+    table = Table(
+        title=f"d_model = {r['d_model']}, h = {r['heads']}, d_ff = {r['d_ff']}, N = {r['layers']}"
+        + (f", V = {r['vocab']}" if r["vocab"] is not None else ""),
+        title_justify="left",
+    )
+    table.add_column(_("part"))
+    for name in r["conventions"]:
+        table.add_column(headers[name], justify="right", style="green")
+    for row in r["rows"]:
+        table.add_row(_(row["label"]), *(f"{row[name]:,}" for name in r["conventions"]))
+    console.print(table)
+
+
+def render_shapes(r: dict[str, Any], console: Console, tree: bool = False) -> None:
+    console.print(Text(
+        f"B = {r['batch']}, L_src = {r['seq']}, L_tgt = {r['tgt_seq']}, d_model = {r['d_model']}, "
+        f"h = {r['heads']}, d_ff = {r['d_ff']}, V = {r['vocab']}", style="bold"))
+    if not tree:
+        console.print(_steps_table(r["steps"], with_part=True))
+        return
+    # part -> sub-layer ("self-attention: split heads Q" -> "self-attention") -> step;
+    # consecutive steps of one sub-layer share a branch
+    root = Tree(Text("Transformer", style="bold"))
+    part_node = sub_node = None
+    part = sublayer = None
+    for step in r["steps"]:
+        if step["part"] != part:
+            part, sublayer = step["part"], None
+            part_node = root.add(Text(part, style="bold magenta"))
+        label, sep, name = step["name"].rpartition(": ")
+        if sep and label != sublayer:
+            sub_node = part_node.add(Text(label, style="bold"))
+        sublayer = label if sep else None
+        (sub_node if sep else part_node).add(Text.assemble(name, "  ", (_shape(step["shape"]), "green")))
+    console.print(root)

@@ -1,0 +1,90 @@
+"""What `studytool explain` shows: a topic, a live example the engine computes, the cards that drill it.
+
+Pure data; `studytool.explain_render` draws it with rich (for the CLI and the quiz's `:explain`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from studytool.decks.model import Card, Deck
+from studytool.decks.topics import Topic, group_titles, load_topics, resolve
+
+
+@dataclass(frozen=True)
+class Example:
+    """One posed variant of the topic's generator, with its answer and worked steps."""
+
+    generator: str
+    seed: int | None        # None: the notes' own numbers
+    prompt: str
+    answer: str             # the canonical answer text
+    solution: tuple[str, ...]
+    params: dict
+
+
+@dataclass(frozen=True)
+class Explanation:
+    topic: Topic
+    group_title: str
+    example: Example | None
+    cards: tuple[Card, ...]  # every loaded card whose topic is this one
+
+    @property
+    def quiz_command(self) -> str:
+        return f"studytool quiz --topic {self.topic.id}"
+
+
+def topic_index() -> list[tuple[str, list[Topic]]]:
+    """Topics grouped by part of the architecture: [(group title, topics)], in display order."""
+    topics = load_topics()
+    return [
+        (title, [t for t in topics if t.group == key])
+        for key, title in group_titles().items()
+        if any(t.group == key for t in topics)
+    ]
+
+
+def pose_example(topic: Topic, seed: int | None = None) -> Example | None:
+    """The topic's live example: the notes' numbers (seed None) or a fresh draw from `seed`.
+
+    A fresh draw keeps the topic's sub-question (`ask`) so the example stays on the topic;
+    every number is drawn anew.
+    """
+    if topic.generator is None:
+        return None
+    import numpy as np
+
+    from studytool.problems import registry
+    from studytool.problems.answers import format_answer
+
+    generator = registry.get(topic.generator)
+    if seed is None:
+        variant = generator.draw(np.random.default_rng(0), **topic.example)
+    else:
+        keep = {"ask": topic.example["ask"]} if "ask" in topic.example else {}
+        variant = generator.draw(np.random.default_rng(seed), **keep)
+    return Example(
+        generator=topic.generator,
+        seed=seed,
+        prompt=variant.prompt,
+        answer=format_answer(variant),
+        solution=tuple(variant.solution),
+        params=dict(variant.params),
+    )
+
+
+def drilling_cards(topic: Topic, decks: Sequence[Deck]) -> tuple[Card, ...]:
+    return tuple(card for deck in decks for card in deck.cards if card.topic == topic.id)
+
+
+def explain(query: str, decks: Sequence[Deck], seed: int | None = None) -> Explanation:
+    """Resolve `query` to a topic and gather everything `explain` shows about it."""
+    topic = resolve(query)
+    return Explanation(
+        topic=topic,
+        group_title=group_titles().get(topic.group, topic.group),
+        example=pose_example(topic, seed),
+        cards=drilling_cards(topic, decks),
+    )

@@ -1,0 +1,112 @@
+"""Drawing explanations with rich: the topic list, and one topic with its live example.
+
+Topic and card text is shown as plain `Text` (never parsed as rich markup), so shapes like
+`[32, 10, 512]` print as written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console, Group
+from rich.padding import Padding
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from studytool.decks.model import Card
+from studytool.decks.topics import Topic
+from studytool.explain import Example, Explanation
+from studytool.i18n import _
+
+_QUESTION_FIELD = {"truefalse": "statement"}  # the other fixed kinds ask with `q`
+
+
+def card_question(card: Card, width: int = 60) -> str:
+    """A one-line reminder of what the card asks."""
+    if card.kind == "generated":
+        text = _("generated: {name}").format(name=card.body.get("generator", "?"))
+    else:
+        text = str(card.body.get(_QUESTION_FIELD.get(card.kind, "q"), ""))
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_topic_list(index: Sequence[tuple[str, Sequence[Topic]]], console: Console) -> None:
+    """Every topic, grouped by part of the architecture, with its aliases."""
+    for title, topics in index:
+        table = Table(title=Text(title, style="bold"), title_justify="left", show_header=False, box=None,
+                      padding=(0, 2, 0, 0), expand=False)
+        table.add_column(style="cyan", no_wrap=True)
+        table.add_column()
+        table.add_column(style="dim")
+        for topic in topics:
+            table.add_row(Text(topic.id), Text(topic.title), Text(", ".join(topic.aliases)))
+        console.print(table)
+        console.print()
+    console.print(Text(_("Show one: studytool explain TOPIC  (an id, alias or unique prefix)"), style="dim"))
+
+
+def _section(title: str) -> Text:
+    return Text(f"\n{title}", style="bold magenta")
+
+
+def _example(example: Example) -> Group:
+    source = (
+        _("the notes' own numbers") if example.seed is None
+        else _("fresh variant, seed {seed}").format(seed=example.seed)
+    )
+    parts = [
+        Text(f"{_('Worked example')} ({source}; {_('generator')} {example.generator})", style="bold magenta"),
+        Padding(Text(example.prompt), (0, 0, 0, 2)),
+    ]
+    if example.solution:
+        steps = Text()
+        for i, step in enumerate(example.solution, 1):
+            steps.append(f"{i}. ", style="dim")
+            steps.append(step + ("\n" if i < len(example.solution) else ""))
+        parts += [Text(f"  {_('Solution')}:", style="bold"), Padding(steps, (0, 0, 0, 4))]
+    parts.append(Text.assemble(("  " + _("Answer") + ": ", "bold"), (example.answer, "green")))
+    return Group(*parts)
+
+
+def _cards(explanation: Explanation) -> Group:
+    if not explanation.cards:
+        return Group(Text(_("No cards drill this topic yet."), style="dim"))
+    table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2, 0, 0))
+    table.add_column(_("Card"), style="cyan", no_wrap=True)
+    table.add_column(_("Kind"), no_wrap=True)
+    table.add_column(_("Question"), no_wrap=True, overflow="ellipsis")
+    for card in explanation.cards:
+        table.add_row(Text(card.key), Text(card.kind), Text(card_question(card)))
+    hint = Text.assemble((_("Quiz them") + ": ", "bold"), (explanation.quiz_command, "green"))
+    return Group(table, Text(), hint)
+
+
+def render_explanation(explanation: Explanation, console: Console) -> None:
+    """The topic: idea, formulas, live example, common mistakes, and the cards that drill it."""
+    topic = explanation.topic
+    header = Text.assemble(
+        (topic.title, "bold"), "  ", (topic.id, "cyan"), "  ", (explanation.group_title, "magenta"), "\n",
+        (_("Also") + ": " + ", ".join(topic.aliases), "dim"),
+    )
+    console.print(Panel(header, expand=False))
+
+    console.print(_section(_("Idea")))
+    for paragraph in topic.summary.split("\n\n"):
+        console.print(Padding(Text(" ".join(paragraph.split())), (0, 0, 1, 2)))
+
+    if topic.formulas:
+        console.print(Panel(Text("\n".join(topic.formulas)), title=_("Formulas"), title_align="left", expand=False))
+
+    if explanation.example is not None:
+        console.print()
+        console.print(_example(explanation.example))
+
+    if topic.mistakes:
+        console.print(_section(_("Common mistakes")))
+        for mistake in topic.mistakes:
+            console.print(Padding(Text.assemble(("✗ ", "red"), mistake), (0, 0, 0, 2)))
+
+    console.print(_section(_("Cards that drill it")))
+    console.print(Padding(_cards(explanation), (0, 0, 0, 2)))
