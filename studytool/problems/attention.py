@@ -1,0 +1,147 @@
+"""Softmax and scaled dot-product attention on numbers small enough to do by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from studytool import engine
+from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, mat, num, pick, plain, rows, vec
+from studytool.problems.variant import Hint, Variant
+
+SOFTMAX_ASKS = ("vector", "max")
+ATTENTION_ASKS = ("scores", "weights", "output", "d_k", "scale")
+
+
+def _softmax_steps(x: np.ndarray) -> list[str]:
+    shifted = x - x.max()
+    e = np.exp(shifted)
+    return [
+        f"减去最大值 {num(x.max())}（数值稳定，不改变结果）：{vec(shifted)}",
+        f"取指数：{vec(e)}",
+        f"求和：{num(e.sum())}",
+        f"逐个除以和：{vec(e / e.sum())}",
+    ]
+
+
+def softmax(rng: np.random.Generator, *, x, size, low, high, ask) -> Variant:
+    """Softmax of a short score vector (params: x, size, low, high, ask).
+
+    The notes give no numeric softmax example; `.example()` pins x=[1, 2, 3].
+    """
+    ask = ask or pick(rng, SOFTMAX_ASKS)
+    if x is None:
+        x = distinct_ints(rng, size or int(rng.integers(3, 5)), low, high)
+    xs = np.asarray(x, dtype=float)
+    p = engine.softmax(xs)
+    params = {"x": plain(list(x)), "ask": ask}
+    steps = tuple(_softmax_steps(xs))
+    head = f"分数（logits）x = {vec(xs)}。"
+    total = float(xs.sum())
+    linear = xs / total if total else None
+    if ask == "vector":
+        hints = (Hint(floats(np.exp(xs)), "还差一步：指数要除以它们的和，概率之和为 1。"),)
+        if linear is not None:
+            hints += (Hint(floats(linear), "softmax 先取指数 e^x 再归一化，不是直接 x / Σx。"),)
+        return Variant(head + f"softmax(x) 是什么？（{len(xs)} 个概率）", "vector", floats(p), FOUR_DECIMALS, steps,
+                       hints, params=params)
+    top = int(np.argmax(xs))
+    hints = (Hint(1 / len(xs), "只有分数全相等时才是均匀分布。"),)
+    if linear is not None:
+        hints += (Hint(float(linear[top]), "softmax 先取指数 e^x 再归一化，不是直接 x / Σx。"),)
+    return Variant(head + f"softmax 后，最大分数 {num(xs[top])} 对应的概率是多少？", "scalar", float(p[top]),
+                   FOUR_DECIMALS, steps, hints, params=params)
+
+
+def _tiny_inputs(rng: np.random.Generator, len_q, len_k, d_k) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Q (Lq, d_k), K (Lk, d_k), V (Lk, 2) of small integers, every score row with distinct entries."""
+    d_k = d_k or pick(rng, (2, 4))
+    len_q = len_q or 1
+    len_k = len_k or (2 if d_k > 2 else int(rng.integers(2, 4)))
+    while True:
+        q = rng.integers(-2, 3, size=(len_q, d_k))
+        k = rng.integers(-2, 3, size=(len_k, d_k))
+        scores = q @ k.T
+        if all(len(set(row)) == len_k for row in scores):
+            return q, k, rng.integers(0, 5, size=(len_k, 2))
+
+
+def _shaped(a: np.ndarray) -> tuple[str, tuple]:
+    """One query: a vector answer; several: a matrix."""
+    return ("vector", floats(a[0])) if a.shape[0] == 1 else ("matrix", rows(a))
+
+
+def _draw_heads(rng: np.random.Generator, d_model, n_heads) -> tuple[int, int]:
+    if d_model is not None and n_heads is not None:
+        return d_model, n_heads
+    if n_heads is not None:
+        return n_heads * pick(rng, (16, 36, 64, 100, 144)), n_heads
+    if d_model is not None:
+        return d_model, pick(rng, [h for h in (2, 4, 6, 8, 12, 16) if d_model % h == 0] or [1])
+    n_heads = pick(rng, (2, 4, 6, 8, 12, 16))
+    return n_heads * pick(rng, (16, 36, 64, 100, 144)), n_heads
+
+
+def attention_scores(rng: np.random.Generator, *, q, k, v, len_q, len_k, d_k, d_model, n_heads, ask) -> Variant:
+    """Scaled dot-product attention (params: q, k, v, len_q, len_k, d_k, d_model, n_heads, ask).
+
+    The notes' example (encoder self-test) pins d_model=512, n_heads=8, ask=d_k: d_k = 512/8 = 64.
+    """
+    ask = ask or pick(rng, ATTENTION_ASKS)
+    if ask in ("d_k", "scale"):
+        return _head_width(rng, d_model, n_heads, ask)
+    if q is None or k is None or v is None:
+        dq, dk, dv = _tiny_inputs(rng, len_q or (len(q) if q is not None else None),
+                                  len_k or (len(k) if k is not None else None),
+                                  d_k or (len(q[0]) if q is not None else len(k[0]) if k is not None else None))
+        q, k, v = (dq if q is None else q), (dk if k is None else k), (dv if v is None else v)
+    qs, ks, vs = (np.asarray(a, dtype=float) for a in (q, k, v))
+    width = qs.shape[1]
+    out, weights = engine.scaled_dot_product_attention(qs, ks, vs)  # (Lq, d_v), (Lq, Lk)
+    raw = qs @ ks.T                                                  # (Lq, d_k) @ (d_k, Lk) -> (Lq, Lk)
+    scores = raw / math.sqrt(width)
+    params = {"q": plain(q), "k": plain(k), "v": plain(v), "ask": ask}
+    head = f"Q = {mat(qs)}，K = {mat(ks)}，V = {mat(vs)}（每行一个 token，d_k = {width}）。"
+    steps = [
+        f"QKᵀ = {mat(raw)}",
+        f"除以 √d_k = √{width} = {num(math.sqrt(width))}：{mat(scores)}",
+        f"按行 softmax：{mat(weights)}",
+        f"加权求和 softmax(·)V = {mat(out)}",
+    ]
+    unscaled_weights = engine.softmax(raw)
+    if ask == "scores":
+        kind, answer = _shaped(scores)
+        hints = (Hint(_shaped(raw)[1], "别忘了除以 √d_k。"),
+                 Hint(_shaped(raw / width)[1], "除以的是 √d_k，不是 d_k。"))
+        return Variant(head + "缩放后的注意力分数 QKᵀ/√d_k 是什么？", kind, answer, FOUR_DECIMALS, tuple(steps[:2]),
+                       hints, params=params)
+    if ask == "weights":
+        kind, answer = _shaped(weights)
+        hints = (Hint(_shaped(unscaled_weights)[1], "softmax 之前要先除以 √d_k。"),)
+        return Variant(head + "注意力权重 softmax(QKᵀ/√d_k)（对 key 方向做 softmax）是什么？", kind, answer,
+                       FOUR_DECIMALS, tuple(steps[:3]), hints, params=params)
+    kind, answer = _shaped(out)
+    hints = (Hint(_shaped(unscaled_weights @ vs)[1], "softmax 之前要先除以 √d_k。"),)
+    return Variant(head + "注意力输出 softmax(QKᵀ/√d_k)·V 是什么？", kind, answer, FOUR_DECIMALS, tuple(steps), hints,
+                   params=params)
+
+
+def _head_width(rng: np.random.Generator, d_model, n_heads, ask: str) -> Variant:
+    d_model, n_heads = _draw_heads(rng, d_model, n_heads)
+    d_k = d_model // n_heads
+    params = {"d_model": d_model, "n_heads": n_heads, "ask": ask}
+    head = f"多头注意力：d_model = {d_model}，头数 h = {n_heads}。"
+    steps = (f"每个头的维度 d_k = d_model / h = {d_model} / {n_heads} = {d_k}",)
+    if ask == "d_k":
+        hints = (Hint(d_model, "d_model 是所有头拼起来的宽度；每个头只有 d_model / h。"),
+                 Hint(d_model * n_heads, "多头是把 d_model 拆成 h 份，不是每头各有 d_model 维。"))
+        return Variant(head + "每个头的 d_k 是多少？", "scalar", d_k, None, steps, hints, params=params)
+    root = math.sqrt(d_k)
+    exact = root.is_integer()
+    steps += (f"缩放：分数除以 √d_k = √{d_k} = {num(root)}",)
+    hints = (Hint(math.sqrt(d_model), "用的是每个头的 d_k，不是 d_model。"),
+             Hint(d_k, "除以的是 √d_k，还要开平方。"),
+             Hint(1 / root, "问的是除以多少（√d_k），不是乘的系数 1/√d_k。"))
+    return Variant(head + "计算每个头的注意力分数时，QKᵀ 要除以多少？", "scalar", int(root) if exact else root,
+                   None if exact else FOUR_DECIMALS, steps, hints, params=params)

@@ -1,0 +1,69 @@
+"""Small helpers every generator family shares: drawing from the rng and writing numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+from studytool.problems.variant import Tolerance
+
+T = TypeVar("T")
+
+# Floats are shown and accepted to 4 decimals (the notes' -1.3416, -0.4472 ...).
+FOUR_DECIMALS = Tolerance(rel=1e-6, abs=5e-5)
+
+
+def pick(rng: np.random.Generator, options: Sequence[T]) -> T:
+    return options[int(rng.integers(len(options)))]
+
+
+def distinct_ints(rng: np.random.Generator, n: int, lo: int, hi: int) -> list[int]:
+    """n distinct integers from lo..hi, in random order."""
+    return [int(v) + lo for v in rng.permutation(hi - lo + 1)[:n]]
+
+
+def num(x: float) -> str:
+    """An integer as an integer, anything else to 4 decimals."""
+    x = float(x)
+    if abs(x - round(x)) < 1e-9:
+        return str(int(round(x)))
+    text = f"{x:.4f}"
+    return "0.0000" if text == "-0.0000" else text
+
+
+def vec(xs: Sequence[float]) -> str:
+    return "[" + ", ".join(num(x) for x in xs) + "]"
+
+
+def mat(rows: Sequence[Sequence[float]]) -> str:
+    return "[" + ", ".join(vec(r) for r in rows) + "]"
+
+
+def big(n: int) -> str:
+    """1048576 -> 1,048,576."""
+    return f"{int(n):,}"
+
+
+def shape(dims: Sequence[int]) -> str:
+    return "[" + ", ".join(str(int(d)) for d in dims) + "]"
+
+
+def floats(a: Any) -> tuple[float, ...]:
+    return tuple(float(v) for v in np.asarray(a).ravel())
+
+
+def rows(a: Any) -> tuple[tuple[float, ...], ...]:
+    return tuple(floats(r) for r in np.asarray(a))
+
+
+def plain(value: Any) -> Any:
+    """numpy scalars and arrays -> JSON-able Python values."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value

@@ -1,0 +1,160 @@
+"""LayerNorm and BatchNorm by hand: statistics, outputs, and which axis each one normalises."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from studytool import engine
+from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, mat, num, pick, plain, rows, vec
+from studytool.problems.variant import Hint, Variant
+
+LN_ASKS = ("mean", "sigma", "output", "invariance")
+BN_ASKS = ("mean", "std", "output", "ln_output", "axis")
+
+_LN_RULE = "按 PyTorch nn.LayerNorm 的定义（γ=1、β=0，忽略 ε）"
+_BN_RULE = "按训练模式的 BatchNorm（用这个 batch 自己的统计量，γ=1、β=0，忽略 ε）"
+
+
+def _ln_steps(x: np.ndarray) -> tuple[list[str], float, float]:
+    """Worked steps of LayerNorm on one vector; returns (steps, mean, sigma)."""
+    k = len(x)
+    m = float(x.mean())
+    dev = x - m
+    var = float(np.mean(dev**2))
+    sigma = math.sqrt(var)
+    squares = " + ".join(num(d * d) for d in dev)
+    steps = [
+        f"均值 m = ({' + '.join(num(v) for v in x)}) / {k} = {num(m)}",
+        f"偏差 x − m = {vec(dev)}",
+        f"方差 = ({squares}) / {k} = {num(var)}（除以 K = {k}，总体方差）",
+        f"σ = √{num(var)} = {num(sigma)}",
+    ]
+    return steps, m, sigma
+
+
+def layer_norm(rng: np.random.Generator, *, x, size, low, high, scale, shift, ask) -> Variant:
+    """LayerNorm of one token's vector (params: x, size, low, high, scale, shift, ask).
+
+    The notes' example pins x=[1, 2, 3, 4] (or [2, 4, 6, 8]): both give [-1.3416, -0.4472, 0.4472, 1.3416].
+    """
+    ask = ask or pick(rng, LN_ASKS)
+    if x is None:
+        x = distinct_ints(rng, size or int(rng.integers(3, 6)), low, high)
+    xs = np.asarray(x, dtype=float)
+    k = len(xs)
+    steps, m, sigma = _ln_steps(xs)
+    out = engine.layer_norm(xs, eps=0.0)
+    sigma_unbiased = math.sqrt(float(np.sum((xs - m) ** 2)) / (k - 1))
+    unbiased_out = (xs - m) / sigma_unbiased
+    unbiased_hint = Hint(floats(unbiased_out), "你用了无偏方差（除以 K−1）；LayerNorm 用总体方差，除以 K。")
+    params = {"x": plain(list(x)), "ask": ask}
+    head = f"一个 token 的 {k} 维表示 x = {vec(xs)}，{_LN_RULE}。"
+
+    if ask == "mean":
+        return Variant(head + "LayerNorm 用的均值 m 是多少？", "scalar", float(m), FOUR_DECIMALS, tuple(steps[:1]),
+                       (), params=params)
+    if ask == "sigma":
+        hints = (Hint(sigma_unbiased, "你用了无偏标准差（除以 K−1）；LayerNorm 除以 K。"),
+                 Hint(sigma**2, "这是方差；σ 还要开平方。"))
+        return Variant(head + "LayerNorm 用的标准差 σ 是多少？", "scalar", sigma, FOUR_DECIMALS, tuple(steps),
+                       hints, params=params)
+    if ask == "output":
+        steps.append(f"输出 (x − m) / σ = {vec(out)}")
+        hints = (unbiased_hint, Hint(floats((xs - m) / sigma**2), "你除以了方差；应除以标准差 σ。"),
+                 Hint(floats(xs / sigma), "别忘了先减去均值 m。"))
+        return Variant(head + "LayerNorm 的输出向量是什么？", "vector", floats(out), FOUR_DECIMALS, tuple(steps),
+                       hints, params=params)
+
+    scale = scale if scale is not None else int(rng.integers(2, 6))
+    shift = shift if shift is not None else int(rng.integers(-5, 6))
+    moved = scale * xs + shift
+    out_moved = engine.layer_norm(moved, eps=0.0)
+    steps += [
+        f"LN(x) = (x − m) / σ = {vec(out)}",
+        f"x' = {scale}·x + ({shift}) = {vec(moved)}：均值变为 {scale}·m + ({shift}) = {num(scale * m + shift)}，"
+        f"σ 变为 {scale}·σ = {num(scale * sigma)}",
+        f"(x' − m') / σ' = {scale}(x − m) / ({scale}σ)，缩放和平移都被抵消：LN(x') = {vec(out_moved)}",
+    ]
+    params |= {"scale": scale, "shift": shift}
+    prompt = (f"已知一个 token 的表示 x = {vec(xs)}，{_LN_RULE}得 LN(x) = {vec(out)}。"
+              f"把每个分量乘 {scale} 再加 {shift}，得到 x' = {vec(moved)}。LN(x') 是什么？")
+    hints = (Hint(floats(scale * out), "LayerNorm 的输出与输入的整体缩放无关：均值和 σ 同样被缩放。"),
+             Hint(floats(scale * out + shift), "缩放和平移都会被减均值、除以 σ 抵消。"),
+             Hint(floats(out + shift), "平移会被减均值抵消。"))
+    return Variant(prompt, "vector", floats(out_moved), FOUR_DECIMALS, tuple(steps), hints, params=params)
+
+
+def _draw_batch(rng: np.random.Generator, batch, features, low: int, high: int) -> np.ndarray:
+    """A small batch with non-zero variance in every column (BN) and every row (LN)."""
+    if batch is None and features is None:
+        batch, features = pick(rng, ((2, 2), (2, 3), (3, 2)))
+    batch = batch or (2 if features > 2 else int(rng.integers(2, 4)))
+    features = features or (2 if batch > 2 else int(rng.integers(2, 4)))
+    while True:
+        x = rng.integers(low, high + 1, size=(batch, features))
+        columns_vary = all(len(set(col)) == batch for col in x.T)
+        if columns_vary and all(len(set(row)) > 1 for row in x):
+            return x
+
+
+def _axis_options(rng: np.random.Generator) -> tuple[tuple[str, ...], int, int]:
+    """Shuffled options; returns (options, right index, the swapped-directions index)."""
+    right = "BN：每一维（列）跨样本统计；LN：每个样本（行）内跨特征统计"
+    swapped = "BN：每个样本（行）内跨特征统计；LN：每一维（列）跨样本统计"
+    others = ("BN 和 LN 都在每一维（列）上跨样本统计", "BN 和 LN 都在每个样本（行）内跨特征统计")
+    options = [right, swapped, *others]
+    order = rng.permutation(len(options))
+    shuffled = tuple(options[i] for i in order)
+    return shuffled, shuffled.index(right), shuffled.index(swapped)
+
+
+def batch_norm(rng: np.random.Generator, *, x, batch, features, low, high, ask) -> Variant:
+    """BatchNorm of a small batch, and LN on the same matrix (params: x, batch, features, low, high, ask).
+
+    The notes' example pins x=[[1, 10], [3, 14]]: means [2, 12], stds [1, 2], output [[-1, -1], [1, 1]].
+    """
+    ask = ask or pick(rng, BN_ASKS)
+    xs = np.asarray(x if x is not None else _draw_batch(rng, batch, features, low, high), dtype=float)
+    n, d = xs.shape
+    mean = xs.mean(axis=0)
+    std = np.sqrt(((xs - mean) ** 2).mean(axis=0))
+    std_unbiased = np.sqrt(((xs - mean) ** 2).sum(axis=0) / (n - 1))
+    bn = engine.batch_norm(xs, eps=0.0)
+    ln = engine.layer_norm(xs, eps=0.0)
+    params = {"x": plain(xs.astype(int) if np.all(xs == np.round(xs)) else xs), "ask": ask}
+    head = f"一个 batch 有 {n} 个样本、每个 {d} 维（每行一个样本）：x = {mat(xs)}。"
+    bn_steps = [
+        f"每一维（列）的均值 = {vec(mean)}",
+        f"每一维的标准差（除以样本数 {n}）= {vec(std)}",
+        f"BN 输出 = (x − 列均值) / 列标准差 = {mat(bn)}",
+    ]
+    ln_steps = [
+        f"每个样本（行）的均值 = {vec(xs.mean(axis=1))}",
+        f"每个样本的标准差（除以特征数 {d}）= {vec(np.sqrt(((xs - xs.mean(axis=1, keepdims=True)) ** 2).mean(axis=1)))}",
+        f"LN 输出 = (x − 行均值) / 行标准差 = {mat(ln)}",
+    ]
+    if ask == "mean":
+        hints = (Hint(floats(xs.mean(axis=1)), "这是每个样本（行）的均值，那是 LN 的方向；BN 按维（列）跨样本求均值。"),)
+        return Variant(head + f"{_BN_RULE}，每一维的均值是多少？（{d} 个数）", "vector", floats(mean),
+                       FOUR_DECIMALS, tuple(bn_steps[:1]), hints, params=params)
+    if ask == "std":
+        hints = (Hint(floats(std_unbiased), "你用了无偏标准差（除以 N−1）；BN 的批统计量除以 N。"),
+                 Hint(floats(std**2), "这是方差；标准差还要开平方。"))
+        return Variant(head + f"{_BN_RULE}，每一维的标准差是多少？（{d} 个数）", "vector", floats(std),
+                       FOUR_DECIMALS, tuple(bn_steps[:2]), hints, params=params)
+    if ask == "output":
+        hints = (Hint(rows(ln), "这是 LayerNorm（按行）的结果；BN 按列跨样本归一。"),
+                 Hint(rows((xs - mean) / std_unbiased), "你用了无偏标准差（除以 N−1）；BN 除以 N。"))
+        return Variant(head + f"{_BN_RULE}，输出矩阵是什么？", "matrix", rows(bn), FOUR_DECIMALS, tuple(bn_steps),
+                       hints, params=params)
+    if ask == "ln_output":
+        hints = (Hint(rows(bn), "这是 BatchNorm（按列）的结果；LN 在每个样本（行）内归一。"),)
+        return Variant(head + f"对每个样本做 LayerNorm（{_LN_RULE[2:]}），输出矩阵是什么？", "matrix", rows(ln),
+                       FOUR_DECIMALS, tuple(ln_steps), hints, params=params)
+    options, right, swapped = _axis_options(rng)
+    hints = (Hint(frozenset({swapped}), "方向反了：BN 是“竖着切”（同一维跨样本），LN 是“横着切”（同一样本跨特征）。"),)
+    steps = tuple(bn_steps + ln_steps) + ("BN 的统计量跨样本、按维；LN 的统计量在单个样本内、跨特征。",)
+    return Variant(head + "对这个矩阵分别做 BatchNorm 和 LayerNorm，各自在哪个方向上求均值和标准差？", "choice",
+                   frozenset({right}), None, steps, hints, options, params=params)

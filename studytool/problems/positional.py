@@ -1,0 +1,66 @@
+"""Sinusoidal positional encoding by hand: one value PE(pos, j) or a whole row."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from studytool import engine
+from studytool.problems.drawing import FOUR_DECIMALS, floats, num, pick, vec
+from studytool.problems.variant import Hint, Variant
+
+ASKS = ("value", "row")
+
+_RULE = ("PE(pos, 2i) = sin(pos / 10000^(2i/d))，PE(pos, 2i+1) = cos(pos / 10000^(2i/d))，"
+         "第 j 列用 i = ⌊j/2⌋，角度用弧度")
+
+
+def _angle(pos: int, j: int, d_model: int) -> float:
+    return pos / 10000 ** (2 * (j // 2) / d_model)
+
+
+def _column_steps(pos: int, j: int, d_model: int, value: float) -> str:
+    i = j // 2
+    trig = "sin" if j % 2 == 0 else "cos"
+    denominator = 10000 ** (2 * i / d_model)
+    return (f"j = {j}：i = {i}，10000^({2 * i}/{d_model}) = {num(denominator)}，"
+            f"角度 = {pos} / {num(denominator)} = {_angle(pos, j, d_model):.6f}，{trig}(角度) = {value:.6f}")
+
+
+def _wrong_rows(pos: int, d_model: int) -> dict[str, np.ndarray]:
+    """The rows that known wrong methods give, by the message for each."""
+    j = np.arange(d_model)
+    per_column = pos / 10000 ** (2 * j / d_model)     # i = j instead of j // 2
+    right = pos / 10000 ** (2 * (j // 2) / d_model)
+    return {
+        "你用了 i = j；应该是 i = ⌊j/2⌋（相邻的 sin/cos 两列共用一个频率）。":
+            np.where(j % 2 == 0, np.sin(per_column), np.cos(per_column)),
+        "sin 和 cos 反了：偶数列用 sin，奇数列用 cos。": np.where(j % 2 == 0, np.cos(right), np.sin(right)),
+        "角度要用弧度，不是角度制。": np.where(j % 2 == 0, np.sin(np.radians(right)), np.cos(np.radians(right))),
+    }
+
+
+def positional_encoding(rng: np.random.Generator, *, d_model, pos, j, ask) -> Variant:
+    """Sinusoidal PE (params: d_model, pos, j, ask).
+
+    The notes' example pins d_model=3, pos=1, ask=row: [0.841471, 0.540302, 0.002154] (pos 0-3 in the notes).
+    """
+    ask = ask or pick(rng, ASKS)
+    d_model = d_model if d_model is not None else int(rng.integers(3, 7))
+    pos = pos if pos is not None else int(rng.integers(1, 10))
+    row = engine.positional_encoding(pos + 1, d_model)[pos]  # (pos+1, d) -> the row at pos
+    params = {"d_model": d_model, "pos": pos, "ask": ask}
+    head = f"正弦位置编码，d_model = {d_model}：{_RULE}。"
+    wrong = _wrong_rows(pos, d_model)
+    if ask == "row":
+        steps = tuple(_column_steps(pos, c, d_model, row[c]) for c in range(d_model)) + (f"PE({pos}, :) = {vec(row)}",)
+        hints = tuple(Hint(floats(r), message) for message, r in wrong.items())
+        return Variant(head + f"位置 pos = {pos} 的编码向量 PE({pos}, :) 是什么？（{d_model} 个数）", "vector",
+                       floats(row), FOUR_DECIMALS, steps, hints, params=params)
+    j = j if j is not None else int(rng.integers(0, d_model))
+    params["j"] = j
+    value = float(row[j])
+    hints = tuple(Hint(float(r[j]), message) for message, r in wrong.items() if not math.isclose(r[j], value))
+    return Variant(head + f"PE(pos={pos}, j={j}) 是多少？", "scalar", value, FOUR_DECIMALS,
+                   (_column_steps(pos, j, d_model, value),), hints, params=params)
