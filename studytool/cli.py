@@ -117,6 +117,148 @@ def export_csv(
     _export(write_csv, out, ctx.obj, deck, variants)
 
 
+# --- explain and calc ---
+
+
+@app.command("explain")
+def explain_command(
+    ctx: typer.Context,
+    topic: Optional[list[str]] = typer.Argument(None, help="Topic id, alias or unique prefix (English or Chinese)."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Draw a fresh example from this seed."),
+) -> None:
+    """Explain a topic with a live example from the engine; without TOPIC, list the topics."""
+    from studytool.render import console
+
+    if not topic:
+        from studytool.explain import topic_index
+        from studytool.explain_render import render_topic_list
+
+        render_topic_list(topic_index(), console())
+        return
+    from studytool.decks.loader import load_decks
+    from studytool.explain import explain
+    from studytool.explain_render import render_explanation
+
+    render_explanation(explain(" ".join(topic), load_decks(ctx.obj), seed), console())
+
+
+_VALUES = {"ignore_unknown_options": True}  # so `-1` is read as a number, not as an option
+_JSON = typer.Option(False, "--json", help="Print one JSON document instead of a table.")
+
+
+def _show(result: dict, as_json: bool, render) -> None:
+    from studytool.render import console, print_json
+
+    if as_json:
+        print_json(result)
+    else:
+        render(result, console())
+
+
+@calc_app.command("layernorm", context_settings=_VALUES)
+def calc_layernorm(
+    x: Optional[list[str]] = typer.Argument(None, help="One token's vector, e.g. 1 2 3 4 (negative numbers work)."),
+    eps: float = typer.Option(1e-5, "--eps", help="Added to the variance inside the square root."),
+    as_json: bool = _JSON,
+) -> None:
+    """LayerNorm of one vector: mean, σ (biased) and the output."""
+    from studytool import calc
+    from studytool.calc_render import render_layernorm
+
+    _show(calc.layernorm(calc.parse_vector(x or []), eps=eps), as_json, render_layernorm)
+
+
+@calc_app.command("batchnorm", context_settings=_VALUES)
+def calc_batchnorm(
+    rows: Optional[list[str]] = typer.Argument(None, help="The batch, one comma-separated row per sample: 1,10 3,14"),
+    eps: float = typer.Option(1e-5, "--eps", help="Added to the variance inside the square root."),
+    as_json: bool = _JSON,
+) -> None:
+    """BatchNorm of a small batch: each feature over the samples."""
+    from studytool import calc
+    from studytool.calc_render import render_batchnorm
+
+    _show(calc.batchnorm(calc.parse_rows(rows or []), eps=eps), as_json, render_batchnorm)
+
+
+@calc_app.command("softmax", context_settings=_VALUES)
+def calc_softmax(
+    x: Optional[list[str]] = typer.Argument(None, help="The scores, e.g. -1 0 2."),
+    as_json: bool = _JSON,
+) -> None:
+    """Softmax of a vector of scores."""
+    from studytool import calc
+    from studytool.calc_render import render_softmax
+
+    _show(calc.softmax(calc.parse_vector(x or [])), as_json, render_softmax)
+
+
+@calc_app.command("pe")
+def calc_pe(
+    d_model: int = typer.Option(..., "--d-model", help="Encoding width (odd works)."),
+    positions: int = typer.Option(..., "--positions", help="Number of positions, from 0."),
+    as_json: bool = _JSON,
+) -> None:
+    """The sinusoidal positional-encoding table."""
+    from studytool import calc
+    from studytool.calc_render import render_pe
+
+    _show(calc.positional_encoding(d_model, positions), as_json, render_pe)
+
+
+@calc_app.command("attention")
+def calc_attention(
+    batch: int = typer.Option(..., "--batch", help="Batch size B."),
+    seq: int = typer.Option(..., "--seq", help="Sequence length L."),
+    d_model: int = typer.Option(..., "--d-model", help="Model width d_model."),
+    heads: int = typer.Option(..., "--heads", help="Number of heads h (must divide d_model)."),
+    as_json: bool = _JSON,
+) -> None:
+    """The shapes through multi-head self-attention."""
+    from studytool import calc
+    from studytool.calc_render import render_attention
+
+    _show(calc.attention(batch, seq, d_model, heads), as_json, render_attention)
+
+
+@calc_app.command("params")
+def calc_params(
+    d_model: int = typer.Option(..., "--d-model", help="Model width d_model."),
+    heads: int = typer.Option(..., "--heads", help="Number of heads h (must divide d_model)."),
+    d_ff: int = typer.Option(..., "--d-ff", help="FFN hidden width (usually 4 * d_model)."),
+    layers: int = typer.Option(..., "--layers", help="Layers per stack N."),
+    vocab: Optional[int] = typer.Option(None, "--vocab", help="Vocabulary size (adds embedding and output projection)."),
+    no_bias: bool = typer.Option(False, "--no-bias", help="Only the notes' convention: weight matrices, no biases or LayerNorms."),
+    as_json: bool = _JSON,
+) -> None:
+    """Parameter counts of every part, with biases and under the notes' convention."""
+    from studytool import calc
+    from studytool.calc_render import render_params
+
+    _show(calc.params(d_model, heads, d_ff, layers, vocab, bias=not no_bias), as_json, render_params)
+
+
+@calc_app.command("shapes")
+def calc_shapes(
+    batch: int = typer.Option(..., "--batch", help="Batch size B."),
+    seq: int = typer.Option(..., "--seq", help="Source length L."),
+    d_model: int = typer.Option(..., "--d-model", help="Model width d_model."),
+    heads: int = typer.Option(..., "--heads", help="Number of heads h (must divide d_model)."),
+    vocab: int = typer.Option(..., "--vocab", help="Vocabulary size V."),
+    d_ff: Optional[int] = typer.Option(None, "--d-ff", help="FFN hidden width (default: 4 * d_model)."),
+    tgt_seq: Optional[int] = typer.Option(None, "--tgt-seq", help="Target length (default: the source length)."),
+    tree: bool = typer.Option(False, "--tree", help="Show a tree by part and sub-layer instead of a table."),
+    as_json: bool = _JSON,
+) -> None:
+    """The whole data flow, step by step, as the engine records it."""
+    from functools import partial
+
+    from studytool import calc
+    from studytool.calc_render import render_shapes
+
+    _show(calc.shapes(batch, seq, d_model, heads, vocab, d_ff, tgt_seq), as_json, partial(render_shapes, tree=tree))
+
+
 def main() -> None:
     try:
         app()

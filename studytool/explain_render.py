@@ -74,8 +74,8 @@ def _cards(explanation: Explanation) -> Group:
     if not explanation.cards:
         return Group(Text(_("No cards drill this topic yet."), style="dim"))
     table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2, 0, 0))
-    table.add_column(_("Card"), style="cyan", no_wrap=True)
-    table.add_column(_("Kind"), no_wrap=True)
+    table.add_column(_("Card"), style="cyan", no_wrap=True, min_width=max(len(c.key) for c in explanation.cards))
+    table.add_column(_("Kind"), no_wrap=True, min_width=9)
     table.add_column(_("Question"), no_wrap=True, overflow="ellipsis")
     for card in explanation.cards:
         table.add_row(Text(card.key), Text(card.kind), Text(card_question(card)))
