@@ -259,6 +259,89 @@ def calc_shapes(
     _show(calc.shapes(batch, seq, d_model, heads, vocab, d_ff, tgt_seq), as_json, partial(render_shapes, tree=tree))
 
 
+# --- study ---
+
+
+def _study(ctx: typer.Context, as_json: bool, start) -> None:
+    """Run one session: `start(store, decks, ask, view)` -> Summary; JSON on stdout, or the summary on screen."""
+    from studytool.decks.loader import load_decks
+    from studytool.render import console, err_console, print_json
+    from studytool.study.store import open_store
+    from studytool.study.view import TerminalView, make_ask, show_summary
+
+    settings = ctx.obj
+    decks = load_decks(settings)
+    screen = err_console() if as_json else console()
+    with open_store(settings.db_path) as store:
+        summary = start(store, decks, make_ask(screen, sys.stdin.isatty()), TerminalView(screen, decks))
+    if as_json:
+        print_json(summary.to_json())
+    else:
+        show_summary(screen, summary)
+
+
+@app.command("quiz")
+def quiz_command(
+    ctx: typer.Context,
+    deck: list[str] = typer.Option([], "--deck", help="Only this deck (repeatable)."),
+    tag: list[str] = typer.Option([], "--tag", help="Only cards with this tag (repeatable)."),
+    topic: Optional[str] = typer.Option(None, "--topic", help="Only cards on this topic (id or alias)."),
+    count: int = typer.Option(10, "--count", min=1, help="How many cards."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Same seed, same cards and variants as worksheet."),
+    as_json: bool = typer.Option(False, "--json", help="Print the session summary as one JSON document."),
+) -> None:
+    """Practice a seeded selection of cards; answers are recorded but the schedule does not move.
+
+    At any prompt: :q quit, :skip, :undo, :explain.
+    """
+    from studytool.study import session
+
+    _study(ctx, as_json, lambda store, decks, ask, view: session.quiz(
+        store, decks, ask=ask, view=view, deck_ids=deck, tags=tag, topic=topic, count=count, seed=seed))
+
+
+@app.command("review")
+def review_command(
+    ctx: typer.Context,
+    deck: list[str] = typer.Option([], "--deck", help="Only this deck (repeatable)."),
+    new: int = typer.Option(20, "--new", min=0, help="New cards per day."),
+    retention: Optional[float] = typer.Option(
+        None, "--retention", help="Desired retention (0.7-0.99); remembered in the database. Default 0.9."),
+    as_json: bool = typer.Option(False, "--json", help="Print the session summary as one JSON document."),
+) -> None:
+    """Spaced repetition (FSRS): the cards due today, then new cards up to the daily limit.
+
+    At any prompt: :q quit, :skip, :undo, :explain.
+    """
+    from studytool.study import session
+
+    _study(ctx, as_json, lambda store, decks, ask, view: session.review(
+        store, decks, ask=ask, view=view, deck_ids=deck, new_limit=new, retention=retention))
+
+
+@app.command("stats")
+def stats_command(
+    ctx: typer.Context,
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
+    """Progress: cards per deck, true retention, answers per day, the 14-day forecast, weakest topics."""
+    from datetime import datetime
+
+    from studytool.decks.loader import load_decks
+    from studytool.render import console, print_json
+    from studytool.study.stats import compute_stats
+    from studytool.study.store import open_store
+    from studytool.study.view import show_stats
+
+    decks = load_decks(ctx.obj)
+    with open_store(ctx.obj.db_path) as store:
+        stats = compute_stats(store, decks, datetime.now().astimezone())
+    if as_json:
+        print_json(stats.to_json())
+    else:
+        show_stats(console(), stats)
+
+
 def main() -> None:
     try:
         app()

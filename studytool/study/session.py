@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -80,6 +80,7 @@ class Summary:
     results: tuple[Result, ...]
     skipped: int
     seconds: float
+    seed: int | None = None   # quiz: the selection seed, to replay with --seed
 
     @property
     def answered(self) -> int:
@@ -95,6 +96,7 @@ class Summary:
     def to_json(self) -> dict[str, Any]:
         return {
             "mode": self.mode,
+            "seed": self.seed,
             "answered": self.answered,
             "correct": self.correct,
             "skipped": self.skipped,
@@ -287,7 +289,8 @@ def quiz(
 
     posings = plan(decks, deck_ids=deck_ids, tags=tags, topic=topic, count=count, seed=seed)
     queue = [Showing(posing.card, posing.seed) for posing in posings]
-    return Session(store, queue, mode="quiz", ask=ask, view=view, clock=clock).run()
+    summary = Session(store, queue, mode="quiz", ask=ask, view=view, clock=clock).run()
+    return replace(summary, seed=posings.seed)
 
 
 def spread_topics(showings: Sequence[Showing]) -> list[Showing]:

@@ -6,7 +6,7 @@ Rendering only: the loop lives in `session.py`, the numbers in `stats.py`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from string import ascii_uppercase
 
 from rich.console import Console
@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from studytool.decks.model import Card
+from studytool.decks.model import Card, Deck
 from studytool.i18n import _
 from studytool.problems.variant import Variant
 from studytool.study.session import Result, Summary
@@ -32,7 +32,9 @@ def make_ask(console: Console, interactive: bool) -> Callable[[str], str]:
         line = sys.stdin.readline()
         if not line:
             raise EOFError
-        return line.rstrip("\r\n")
+        line = line.rstrip("\r\n")
+        console.print(f"[dim]{escape(prompt)}> {escape(line)}[/]")  # the transcript shows what was read
+        return line
 
     return read_line
 
@@ -47,8 +49,9 @@ def _options(variant: Variant) -> list[str]:
 class TerminalView:
     """Shows cards, feedback and notices on a rich console (stderr when stdout carries JSON)."""
 
-    def __init__(self, console: Console):
+    def __init__(self, console: Console, decks: Sequence[Deck] = ()):
         self.console = console
+        self.decks = decks
 
     def show_card(self, card: Card, variant: Variant, number: int, total: int) -> None:
         lines = [escape(variant.prompt), *_options(variant)]
@@ -84,12 +87,10 @@ class TerminalView:
         self.console.print(f"[yellow]{escape(text)}[/]")
 
     def show_explain(self, topic: str) -> None:
-        try:
-            from studytool.explain import render_topic
-        except ImportError:  # explain not installed yet: name the topic and the command
-            self.console.print(_("Topic: {topic} (see `studytool explain {topic}`)").format(topic=topic))
-            return
-        render_topic(self.console, topic)
+        from studytool.explain import explain
+        from studytool.explain_render import render_explanation
+
+        render_explanation(explain(topic, self.decks), self.console)
 
 
 def show_summary(console: Console, summary: Summary) -> None:
@@ -99,6 +100,8 @@ def show_summary(console: Console, summary: Summary) -> None:
         f"[bold]{_('Score')}:[/] {summary.correct}/{summary.answered}{share}   "
         f"[bold]{_('Time')}:[/] {minutes}m {seconds:02d}s   [bold]{_('Skipped')}:[/] {summary.skipped}"
     )
+    if summary.seed is not None:
+        console.print(_("Replay this quiz with --seed {seed}").format(seed=summary.seed))
     weakest = summary.weakest()
     if weakest:
         console.print(f"[bold]{_('Weakest topics')}:[/]")
