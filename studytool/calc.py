@@ -14,19 +14,19 @@ from studytool.errors import StudytoolError
 from studytool.i18n import _
 
 
-def parse_vector(values: Sequence[str], what: str = "vector") -> list[float]:
+def parse_vector(values: Sequence[str], what: str | None = None) -> list[float]:
     """Numbers typed as separate arguments or comma-separated (`1 2 3`, `1,2,3`, `1，2，3`)."""
     tokens = [t for value in values for t in re.split(r"[,，\s]+", value) if t]
     if not tokens:
-        raise StudytoolError(_("empty {what}: give at least one number").format(what=what))
+        raise StudytoolError(_("empty {what}: give at least one number").format(what=what or _("vector")))
     numbers = []
     for token in tokens:
         try:
             number = float(token.replace("−", "-"))
         except ValueError:
-            raise StudytoolError(_("not a number: {token!r}").format(token=token)) from None
+            raise StudytoolError(_("not a number: {token}").format(token=token)) from None
         if number != number or number in (float("inf"), float("-inf")):
-            raise StudytoolError(_("not a finite number: {token!r}").format(token=token))
+            raise StudytoolError(_("not a finite number: {token}").format(token=token))
         numbers.append(number)
     return numbers
 
@@ -35,7 +35,7 @@ def parse_rows(rows: Sequence[str]) -> list[list[float]]:
     """A batch typed as rows of comma-separated numbers: `1,10 3,14` -> [[1, 10], [3, 14]]."""
     if not rows:
         raise StudytoolError(_("empty batch: give rows like 1,10 3,14"))
-    batch = [parse_vector([row], what="row") for row in rows]
+    batch = [parse_vector([row], what=_("row")) for row in rows]
     if len({len(row) for row in batch}) != 1:
         raise StudytoolError(_("rows have different lengths: every row needs the same number of features"))
     return batch

@@ -25,7 +25,8 @@ _QUESTION_FIELD = {"truefalse": "statement"}  # the other fixed kinds ask with `
 def card_question(card: Card, width: int = 60) -> str:
     """A one-line reminder of what the card asks."""
     if card.kind == "generated":
-        text = _("generated: {name}").format(name=card.body.get("generator", "?"))
+        pinned = {**(card.body.get("params") or {}), **(card.body.get("example") or {})}
+        text = " ".join([str(card.body.get("generator", "?"))] + [f"{k}={v}" for k, v in pinned.items()])
     else:
         text = str(card.body.get(_QUESTION_FIELD.get(card.kind, "q"), ""))
     text = " ".join(text.split())
@@ -70,17 +71,20 @@ def _example(example: Example) -> Group:
     return Group(*parts)
 
 
-def _cards(explanation: Explanation) -> Group:
+def _cards(explanation: Explanation, console: Console) -> None:
     if not explanation.cards:
-        return Group(Text(_("No cards drill this topic yet."), style="dim"))
-    table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2, 0, 0))
-    table.add_column(_("Card"), style="cyan", no_wrap=True, min_width=max(len(c.key) for c in explanation.cards))
-    table.add_column(_("Kind"), no_wrap=True, min_width=9)
-    table.add_column(_("Question"), no_wrap=True, overflow="ellipsis")
+        console.print(Text("  " + _("No cards drill this topic yet."), style="dim"))
+        return
+    key_width = max(len(card.key) for card in explanation.cards)
+    kind_width = max(len(card.kind) for card in explanation.cards)
     for card in explanation.cards:
-        table.add_row(Text(card.key), Text(card.kind), Text(card_question(card)))
-    hint = Text.assemble((_("Quiz them") + ": ", "bold"), (explanation.quiz_command, "green"))
-    return Group(table, Text(), hint)
+        line = Text.assemble(
+            "  ", (card.key.ljust(key_width), "cyan"), "  ", (card.kind.ljust(kind_width), "dim"), "  ",
+            card_question(card, width=200),
+        )
+        console.print(line, no_wrap=True, overflow="ellipsis")
+    console.print()
+    console.print(Text.assemble("  ", (_("Quiz them") + ": ", "bold"), (explanation.quiz_command, "green")))
 
 
 def render_explanation(explanation: Explanation, console: Console) -> None:
@@ -109,4 +113,4 @@ def render_explanation(explanation: Explanation, console: Console) -> None:
             console.print(Padding(Text.assemble(("✗ ", "red"), mistake), (0, 0, 0, 2)))
 
     console.print(_section(_("Cards that drill it")))
-    console.print(Padding(_cards(explanation), (0, 0, 0, 2)))
+    _cards(explanation, console)

@@ -15,6 +15,7 @@ from importlib.resources import files
 from typing import Any
 
 from studytool.errors import StudytoolError
+from studytool.i18n import _
 
 _FIELDS = {"id", "title", "aliases", "group", "summary", "formulas", "mistakes", "generator", "example"}
 
@@ -116,7 +117,10 @@ def resolve(query: str) -> Topic:
     if len(matches) == 1:
         return next(iter(matches.values()))
     if matches:
-        raise StudytoolError(f"topic {query!r} is ambiguous: {', '.join(sorted(matches))}")
-    near = difflib.get_close_matches(key, list(by_name), n=3, cutoff=0.5)
-    hint = f"; did you mean {', '.join(dict.fromkeys(near))}?" if near else "; run 'studytool explain' for the list"
-    raise StudytoolError(f"unknown topic {query!r}{hint}")
+        raise StudytoolError(
+            _("topic {query!r} is ambiguous: it could be {names}").format(query=query, names=", ".join(sorted(matches)))
+        )
+    near = list(dict.fromkeys(difflib.get_close_matches(key, list(by_name), n=3, cutoff=0.5)))
+    if near:
+        raise StudytoolError(_("unknown topic {query!r}; did you mean {names}?").format(query=query, names=", ".join(near)))
+    raise StudytoolError(_("unknown topic {query!r}; run 'studytool explain' for the list").format(query=query))
