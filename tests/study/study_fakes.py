@@ -84,3 +84,17 @@ class Clock:
 
     def __call__(self) -> datetime:
         return self.now
+
+
+TOPICS = ["softmax", "ffn", "attention", "layernorm", "embedding", "residual"]
+
+
+def drill_deck(folder, n=6, deck="drill"):
+    """A deck of n number cards, all answered 7, on different topics."""
+    cards = "".join(
+        f"  - id: c{i}\n    kind: number\n    topic: {TOPICS[i % len(TOPICS)]}\n    q: 问题 {i}：3 + 4 = ?\n    answer: 7\n"
+        for i in range(n)
+    )
+    path = folder / f"{deck}.yaml"
+    path.write_text(f"deck: {deck}\ntitle: 练习\nsource: 测试\ncards:\n{cards}", encoding="utf-8")
+    return path

@@ -1,0 +1,103 @@
+"""quiz, review and stats end to end: the CLI driven with piped stdin, STUDYTOOL_HOME in tmp_path."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from typer.testing import CliRunner
+
+from studytool.cli import app
+from studytool.config import Settings
+from studytool.decks.loader import load_decks
+from studytool.decks.select import plan
+from studytool.problems.answers import format_answer
+from study_fakes import drill_deck
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("STUDYTOOL_LANG", "en")
+    return tmp_path
+
+
+def invoke(args, text=""):
+    return CliRunner().invoke(app, args, input=text)
+
+
+def perfect_lines(card, seed) -> list[str]:
+    """What a learner who knows everything types: the canonical answer, or an attempt and 'good'."""
+    variant = card.pose(seed)
+    return ["我的回答", "3"] if variant.kind == "recall" else [format_answer(variant)]
+
+
+def test_quiz_seed_poses_plans_cards_in_order_and_json_is_alone_on_stdout(env):
+    posings = plan(load_decks(Settings()), count=6, seed=11)
+    lines = [line for p in posings for line in perfect_lines(p.card, p.seed)]
+    result = invoke(["quiz", "--count", "6", "--seed", "11", "--json"], "\n".join(lines) + "\n")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)  # stdout is exactly one JSON document
+    assert [(c["card"], c["seed"]) for c in doc["cards"]] == [(p.card.key, p.seed) for p in posings]
+    assert (doc["answered"], doc["correct"], doc["seed"]) == (6, 6, 11)
+    assert "[1/6]" in result.stderr  # prompts and feedback went to stderr
+    con = sqlite3.connect(env / "home" / "studytool.db")
+    assert con.execute("SELECT count(*), min(mode), max(mode) FROM reviews").fetchone() == (6, "quiz", "quiz")
+    assert con.execute("SELECT count(*) FROM cards").fetchone() == (0,)
+
+
+def test_quiz_wrong_answer_shows_hint_answer_and_why_then_summary(env):
+    drill_deck(env)
+    result = invoke(["--deck-path", str(env), "quiz", "--deck", "drill", "--count", "2", "--seed", "1"],
+                    "seven\n8\n7\n")
+    assert result.exit_code == 0
+    out = result.stdout
+    assert "expected one number" in out          # the format error, asked again
+    assert "Wrong" in out and "Answer: 7" in out
+    assert "Score: 1/2" in out and "studytool quiz --topic" in out
+
+
+def test_review_new_limit_per_day_and_stats(env):
+    drill_deck(env)
+    args = ["--deck-path", str(env)]
+    first = invoke([*args, "review", "--deck", "drill", "--new", "4", "--json"], "7\n" * 10)
+    assert json.loads(first.stdout)["answered"] == 4
+    again = invoke([*args, "review", "--deck", "drill", "--new", "4", "--json"], "7\n" * 10)
+    assert json.loads(again.stdout)["answered"] == 0  # today's 4 new cards are used; none due yet
+    more = invoke([*args, "review", "--deck", "drill", "--new", "5", "--json"], "7\n" * 10)
+    assert json.loads(more.stdout)["answered"] == 1
+    stats = invoke([*args, "stats", "--json"])
+    doc = json.loads(stats.stdout)
+    assert doc["answers_total"] == 5
+    drill = next(d for d in doc["decks"] if d["deck"] == "drill")
+    assert (drill["new"], drill["learning"], drill["review"]) == (1, 5, 0)
+    screen = invoke([*args, "stats"]).stdout
+    assert "Due in the next 14 days" in screen and "█" in screen
+
+
+def test_review_recall_takes_two_lines_and_missed_card_returns(env):
+    (env / "r.yaml").write_text(
+        "deck: rc\ntitle: 回忆\nsource: 测试\ncards:\n"
+        "  - id: a\n    kind: recall\n    topic: layernorm\n    q: LayerNorm 沿哪一维？\n    a: 特征维\n",
+        encoding="utf-8")
+    result = invoke(["--deck-path", str(env), "review", "--deck", "rc", "--json"], "不知道\n1\n特征维\n3\n")
+    doc = json.loads(result.stdout)
+    assert [(c["card"], c["rating"], c["correct"]) for c in doc["cards"]] == [("rc/a", 1, False), ("rc/a", 3, True)]
+
+
+def test_bad_retention_is_a_one_line_error(env):
+    drill_deck(env)
+    result = invoke(["--deck-path", str(env), "review", "--retention", "1.5"], "")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("studytool: desired retention") and result.stderr.count("\n") == 1
+
+
+def test_corrupt_database_is_named_and_left_untouched(env):
+    db = env / "broken.db"
+    db.write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 20)
+    before = db.read_bytes()
+    for command in (["quiz"], ["review"], ["stats"]):
+        result = invoke(["--db", str(db), *command], "1\n")
+        assert result.exit_code == 1
+        assert str(db) in result.stderr and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert db.read_bytes() == before
