@@ -19,6 +19,7 @@ class Example:
     generator: str
     seed: int | None        # None: the notes' own numbers
     prompt: str
+    options: tuple[str, ...]  # choice options / sequence items, in the order shown
     answer: str             # the canonical answer text
     solution: tuple[str, ...]
     params: dict
@@ -69,6 +70,7 @@ def pose_example(topic: Topic, seed: int | None = None) -> Example | None:
         generator=topic.generator,
         seed=seed,
         prompt=variant.prompt,
+        options=tuple(variant.options),
         answer=format_answer(variant),
         solution=tuple(variant.solution),
         params=dict(variant.params),

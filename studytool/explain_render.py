@@ -61,6 +61,9 @@ def _example(example: Example) -> Group:
         Text(f"{_('Worked example')} ({source}; {_('generator')} {example.generator})", style="bold magenta"),
         Padding(Text(example.prompt), (0, 0, 0, 2)),
     ]
+    if example.options:
+        options = Text("\n").join(Text(f"{chr(ord('A') + i)}. {o}") for i, o in enumerate(example.options))
+        parts.append(Padding(options, (0, 0, 0, 4)))
     if example.solution:
         steps = Text()
         for i, step in enumerate(example.solution, 1):
