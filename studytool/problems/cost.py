@@ -1,0 +1,65 @@
+"""Attention cost: multiply-adds of QK^T (grows with L^2) against a projection (grows with L)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from studytool.problems.drawing import big, pick
+from studytool.problems.shapes import axes_of, concrete
+from studytool.problems.variant import Hint, Variant
+
+ASKS = ("scores", "projection", "crossover")
+
+
+def _matmul_macs(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    """Multiply-adds of a @ b: one per output entry per contracted index."""
+    return math.prod(a[:-1]) * b[-1] * a[-1]
+
+
+def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads, ask) -> Variant:
+    """Multiply-adds of attention (params: batch, seq_len, d_model, n_heads, ask).
+
+    The notes' example pins batch=32, seq_len=10, d_model=512, n_heads=8, ask=scores: 32·8·10²·64 = 1,638,400.
+    """
+    ask = ask or pick(rng, ASKS)
+    h = n_heads if n_heads is not None else pick(rng, (4, 8, 16))
+    d = d_model if d_model is not None else h * pick(rng, (32, 64, 128))
+    b = batch if batch is not None else int(rng.integers(1, 65))
+    length = seq_len if seq_len is not None else pick(rng, (16, 64, 128, 256, 512, 1024, 2048, 4096))
+    sizes = {"batch": b, "src_len": length, "n_heads": h, "d_k": d // h, "d_model": d}
+    params = {"batch": b, "seq_len": length, "d_model": d, "n_heads": h, "ask": ask}
+    # The shapes of the engine's own data flow: Q and K per head, and the projection's input.
+    q = concrete(axes_of("encoder", "self-attention: transpose heads Q"), sizes)   # (B, h, L, d_k)
+    k_t = q[:-2] + (q[-1], q[-2])                                                  # (B, h, d_k, L)
+    x = concrete(axes_of("input", "source + positional encoding"), sizes)         # (B, L, d)
+    scores = _matmul_macs(q, k_t)           # B·h·L·L·d_k
+    projection = _matmul_macs(x, (d, d))    # B·L·d·d
+    d_k = d // h
+    head = f"自注意力，batch B = {b}，序列长 L = {length}，d_model = {d}，h = {h}（d_k = {d_k}）。一次乘加算 1 次。"
+    score_step = (f"QKᵀ：每个头 (L × d_k) @ (d_k × L)，每个输出元素 d_k 次乘加；共 B·h·L²·d_k = "
+                  f"{b} × {h} × {length}² × {d_k} = {big(scores)}")
+    projection_step = f"一个投影 XW_Q：(B·L × d) @ (d × d)，共 B·L·d² = {b} × {length} × {d}² = {big(projection)}"
+    if ask == "scores":
+        hints = (Hint(scores // h, "这是一个头的量；h 个头都要算（B·h·L²·d_k = B·L²·d）。"),
+                 Hint(b * h * length * d_k, "分数矩阵是 L × L 的：乘加数随 L² 增长，不是 L。"),
+                 Hint(scores * h, "每个头的点积只有 d_k 维，不是 d_model。"),
+                 Hint(scores // b, "别忘了 batch 里的 B 个样本。"))
+        return Variant(head + "计算所有头的 QKᵀ（注意力分数）一共要多少次乘加？", "scalar", scores, None,
+                       (score_step,), hints, params=params)
+    if ask == "projection":
+        hints = (Hint(4 * projection, "问的是一个投影（如 W_Q），不是 Q、K、V、O 四个。"),
+                 Hint(projection // h, "投影作用在整个 d_model 上，不是一个头的 d_k。"),
+                 Hint(projection // b, "别忘了 batch 里的 B 个样本。"))
+        return Variant(head + "一个 d_model × d_model 的投影（如 XW_Q）要多少次乘加？", "scalar", projection, None,
+                       (projection_step,), hints, params=params)
+    crossover = projection * length // scores  # B·L·d² / (B·L²·d) · L = d
+    steps = (score_step, projection_step,
+             f"两者相等：B·L²·d = B·L·d² ⇒ L = d = {crossover}；L 更长时 L² 项占主导")
+    hints = (Hint(d_k, "所有头加起来是 h·d_k = d_model：比较的是 B·L²·d 和 B·L·d²。"),
+             Hint(4 * d, "问的是和一个投影比，不是四个投影之和。"),
+             Hint(round(math.sqrt(d)), "把 L² 和 d² 对齐：B·L²·d = B·L·d² 约掉 B·L·d 得 L = d。"))
+    head = f"自注意力，batch B = {b}，d_model = {d}，h = {h}（d_k = {d_k}）。一次乘加算 1 次。"
+    return Variant(head + "序列长 L 等于多少时，所有头的 QKᵀ 乘加数恰好等于一个 d×d 投影的乘加数"
+                   "（再长就由 L² 项主导）？", "scalar", crossover, None, steps, hints, params=params)

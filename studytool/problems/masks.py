@@ -1,0 +1,153 @@
+"""Masks and teacher forcing: what each position may look at, and what the decoder is fed."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from studytool import engine
+from studytool.problems.drawing import mat, pick, plain, rows, vec
+from studytool.problems.variant import Hint, Variant
+
+CAUSAL_ASKS = ("matrix", "allowed", "blocked", "visible")
+PADDING_ASKS = ("matrix", "count")
+TEACHER_ASKS = ("decoder_input", "labels", "visible", "predict")
+
+START, END = "<s>", "<eos>"
+
+# (source sentence, target words): the notes' own pairs first.
+SENTENCES = (
+    ("I love AI", ("我", "爱", "AI")),
+    ("machine learning", ("機", "器", "學", "習")),
+    ("I am a dog", ("我", "是", "一条", "狗")),
+    ("deep learning is very powerful", ("深度", "学习", "非常", "强大")),
+    ("good morning", ("早上", "好")),
+    ("see you tomorrow", ("明天", "见")),
+    ("attention is all you need", ("注意力", "就是", "你", "需要", "的", "一切")),
+    ("the cat sat down", ("猫", "坐", "下", "了")),
+)
+
+
+def causal_mask(rng: np.random.Generator, *, n, t, ask) -> Variant:
+    """The n x n causal mask (params: n, t, ask).
+
+    The notes' example is the decoder input "<s> 我 爱 AI": n=4, ask=matrix.
+    """
+    ask = ask or pick(rng, CAUSAL_ASKS)
+    n = n if n is not None else int(rng.integers(3, 7))
+    blocked = engine.causal_mask(n)           # (n, n) bool, True = blocked
+    allowed = (~blocked).astype(int)          # 1 = may attend
+    params = {"n": n, "ask": ask}
+    head = (f"decoder 的带因果掩码自注意力，序列长 n = {n}（位置从 0 数）。第 i 行是第 i 个 query，"
+            f"第 j 列是第 j 个 key。")
+    steps = (f"第 i 行只能看 j ≤ i 的位置（自己和之前），j > i 的未来位置被遮住（分数设为 −∞，softmax 后为 0）",
+             f"允许矩阵（1 = 可以看）= {mat(allowed)}",
+             f"允许的格数 = 1 + 2 + … + {n} = {n * (n + 1) // 2}，被遮住的 = {n} × {n} − {n * (n + 1) // 2}"
+             f" = {n * (n - 1) // 2}")
+    if ask == "matrix":
+        strict = np.tril(np.ones((n, n), dtype=int), -1)
+        hints = (Hint(rows(allowed.T), "方向反了：每行只能看左边（过去），右上角是未来。"),
+                 Hint(rows(1 - allowed), "题目问的是“可以看”的位置用 1；被遮住的是 0。"),
+                 Hint(rows(strict), "对角线是 token 自己，它可以看自己。"))
+        return Variant(head + "写出允许矩阵：1 表示可以看，0 表示被遮住。", "matrix", rows(allowed), None, steps,
+                       hints, params=params)
+    if ask == "visible":
+        t = t if t is not None else int(rng.integers(0, n))
+        params["t"] = t
+        row = allowed[t]
+        hints = (Hint(tuple(float(j < t) for j in range(n)), "第 t 步也能看到自己（对角线允许）。"),
+                 Hint(tuple(float(j >= t) for j in range(n)), "方向反了：能看的是过去，不是未来。"))
+        return Variant(head + f"第 t = {t} 行（第 {t} 个位置）对 {n} 个 key 的允许情况是什么？"
+                       f"（1 = 可以看，0 = 遮住，{n} 个数）", "vector", tuple(float(v) for v in row), None,
+                       steps[:1] + (f"第 {t} 行 = {vec(row)}",), hints, params=params)
+    count_allowed = int(allowed.sum())
+    if ask == "allowed":
+        hints = (Hint(n * n, "那是不加掩码时的全部 n² 格；因果掩码遮住了右上角。"),
+                 Hint(n * (n - 1) // 2, "对角线（看自己）也是允许的。"))
+        return Variant(head + "这个 n × n 的掩码里一共有多少格是允许看的？", "scalar", count_allowed, None, steps,
+                       hints, params=params)
+    hints = (Hint(n * (n + 1) // 2, "对角线（看自己）不被遮住。"), Hint(n * n, "只遮住未来，不是全部。"))
+    return Variant(head + "这个 n × n 的掩码里一共有多少格被遮住？", "scalar", n * n - count_allowed, None, steps,
+                   hints, params=params)
+
+
+def _draw_lengths(rng: np.random.Generator, batch, max_len) -> list[int]:
+    """Lengths that need padding: the longest fills max_len, at least one is shorter."""
+    batch = batch if batch is not None else int(rng.integers(2, 5))
+    max_len = max_len if max_len is not None else int(rng.integers(3, 7))
+    lengths = [int(v) for v in rng.integers(1, max_len + 1, size=batch)]
+    lengths[int(rng.integers(batch))] = max_len
+    if batch > 1 and min(lengths) == max_len:
+        lengths[(lengths.index(max_len) + 1) % batch] = int(rng.integers(1, max_len))
+    return lengths
+
+
+def padding_mask(rng: np.random.Generator, *, lengths, batch, max_len, ask) -> Variant:
+    """The padding mask of a batch (params: lengths, batch, max_len, ask).
+
+    The notes give no numeric padding example; `.example()` pins lengths=[3, 5, 2], max_len=5.
+    """
+    ask = ask or pick(rng, PADDING_ASKS)
+    if lengths is None:
+        lengths = _draw_lengths(rng, batch, max_len)
+    max_len = max_len if max_len is not None else max(lengths)
+    mask = engine.padding_mask(lengths, max_len).astype(int)  # (B, max_len), 1 = padding (blocked)
+    params = {"lengths": plain(list(lengths)), "max_len": max_len, "ask": ask}
+    head = (f"一个 batch 有 {len(lengths)} 个句子，真实长度分别是 {vec(lengths)}，都补齐到 max_len = {max_len}"
+            f"（短句后面补 0）。")
+    steps = tuple(f"长度 {n}：前 {n} 个是真 token（0），后 {max_len - n} 个是补齐（1）" for n in lengths) + (
+        f"padding mask = {mat(mask)}",)
+    if ask == "matrix":
+        hints = (Hint(rows(1 - mask), "反了：题目里 1 表示被遮住的补齐位置，真 token 是 0。"),)
+        return Variant(head + "写出 padding mask（每行一个句子，1 = 补齐位置、要遮住，0 = 真 token）。", "matrix",
+                       rows(mask), None, steps, hints, params=params)
+    total = int(mask.sum())
+    hints = (Hint(int(sum(lengths)), "那是真 token 的个数；问的是被遮住的补齐位置。"),)
+    return Variant(head + "padding mask 一共遮住了多少个位置？", "scalar", total, None, steps, hints, params=params)
+
+
+def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Variant:
+    """Teacher forcing with a shifted-right decoder input (params: target, source, t, ask).
+
+    The notes' example pins target=[我, 爱, AI], source="I love AI", ask=decoder_input: <s> 我 爱 AI.
+    """
+    ask = ask or pick(rng, TEACHER_ASKS)
+    if target is None:
+        source, target = pick(rng, SENTENCES) if source is None else (source, pick(rng, SENTENCES)[1])
+    source = source if source is not None else "…"
+    words = tuple(target)
+    decoder_input = (START, *words)  # shifted right: starts with <s>
+    labels = (*words, END)           # what each step must predict
+    options = tuple(np.asarray((START, *words, END), dtype=object)[rng.permutation(len(words) + 2)])
+    index = {token: i for i, token in enumerate(options)}
+    seq = lambda tokens: tuple(index[w] for w in tokens)  # noqa: E731 - tokens -> option indices
+    params = {"target": list(words), "source": source, "ask": ask}
+    head = (f"训练翻译模型：源句 “{source}”，标准答案是 “{' '.join(words)}”，训练时用 teacher forcing。"
+            f"下面的词元编号 1–{len(options)} 见选项。")
+    steps = (f"标准答案加上结束符：{' '.join(labels)}",
+             f"decoder 输入 = 向右平移一位、开头放 {START}：{' '.join(decoder_input)}",
+             f"第 t 步看到输入的前 t+1 个词元，预测标签的第 t 个：" +
+             "；".join(f"t={i}: 看 {' '.join(decoder_input[:i + 1])} → 预测 {labels[i]}" for i in range(len(labels))))
+    if ask == "decoder_input":
+        hints = (Hint(seq(labels), "这是要预测的标签；decoder 的输入要向右平移一位，以 <s> 开头。"),
+                 Hint(seq(words), "别忘了开头的 <s>：第 0 步要有东西可看。"),
+                 Hint(seq((START, *words, END)), "<eos> 只出现在标签里，decoder 输入里没有它。"))
+        return Variant(head + "decoder 的输入序列依次是哪些词元？按顺序写编号。", "sequence", seq(decoder_input),
+                       None, steps[:2], hints, options, params=params)
+    if ask == "labels":
+        hints = (Hint(seq(decoder_input), "这是 decoder 的输入；标签是它左移一位：不含 <s>，以 <eos> 结尾。"),
+                 Hint(seq(words), "别忘了结尾的 <eos>：模型要学会何时停下。"))
+        return Variant(head + "各步要预测的标签序列依次是哪些词元？按顺序写编号。", "sequence", seq(labels), None,
+                       steps, hints, options, params=params)
+    t = t if t is not None else int(rng.integers(0, len(decoder_input)))
+    params["t"] = t
+    visible = ~engine.causal_mask(len(decoder_input))[t]  # row t of the causal mask: what step t may see
+    seen = tuple(w for w, ok in zip(decoder_input, visible) if ok)
+    if ask == "visible":
+        hints = (Hint(seq(decoder_input[:t]), "第 t 步也看得到位置 t 自己的输入。"),)
+        if t + 1 < len(decoder_input):
+            hints += (Hint(seq(decoder_input[:t + 2]), "多看了一个：位置 t+1 及以后被因果掩码遮住。"),)
+        return Variant(head + f"第 t = {t} 步（从 0 数）decoder 的自注意力能看到哪些输入词元？按顺序写编号。",
+                       "sequence", seq(seen), None, steps, hints, options, params=params)
+    hints = (Hint(frozenset({index[decoder_input[t]]}), "那是第 t 步的输入；要预测的是下一个词。"),)
+    return Variant(head + f"第 t = {t} 步（从 0 数）模型应该预测哪个词元？", "choice",
+                   frozenset({index[labels[t]]}), None, steps, hints, options, params=params)
