@@ -12,7 +12,9 @@ In a folder every `*.yaml`/`*.yml` file is a deck except `topics.yaml`.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -22,7 +24,7 @@ from studytool.config import Settings
 from studytool.decks.model import Deck
 from studytool.errors import StudytoolError
 
-MAX_BYTES = 2 * 1024 * 1024      # a deck of a few thousand cards is well under this
+MAX_BYTES = 4 * 1024 * 1024      # twice a 10,000-card deck
 MAX_ALIAS_NODES = 10_000         # nodes that aliases may add by expansion, all aliases together
 NOT_DECKS = frozenset({"topics.yaml"})
 
@@ -82,33 +84,34 @@ def _is_deck_name(name: str) -> bool:
 
 def scan(sources: Iterable[Source]) -> Scan:
     """Read and validate every source; collect the decks and all problems of all files."""
-    from studytool.decks.validate import validate_deck
-
     result = Scan()
     first_file: dict[str, str] = {}   # deck id -> file that defined it
     for source in sources:
         name = str(source)
         problems: list[str] = []
-        root = _compose(source, name, problems)
-        if problems:
-            result.problems += problems
-            continue
-        deck, id_mark = validate_deck(root, name, problems)
+        deck, id_mark = _read_deck(source, name, problems)
         if deck is not None and deck.deck in first_file:
             line, column = id_mark
             problems.append(f"{name}:{line}:{column}: deck id {deck.deck!r} is already used by {first_file[deck.deck]}")
-        if problems:
-            result.problems += problems
-            continue
-        assert deck is not None
-        first_file[deck.deck] = name
-        result.decks.append(deck)
+        result.problems += problems
+        if deck is not None and not problems:
+            first_file[deck.deck] = name
+            result.decks.append(deck)
     return result
 
 
 def load_decks(settings: Settings) -> list[Deck]:
     """Every installed deck; `DeckError` listing every problem if any file is broken."""
     return _decks_or_raise(scan(installed_sources(settings)))
+
+
+def get_deck(settings: Settings, deck_id: str) -> Deck:
+    """The installed deck `deck_id`; `StudytoolError` naming the decks there are."""
+    decks = load_decks(settings)
+    for deck in decks:
+        if deck.deck == deck_id:
+            return deck
+    raise StudytoolError(f"unknown deck {deck_id!r}; decks: {', '.join(d.deck for d in decks)}")
 
 
 def load_deck_file(path: Path) -> Deck:
@@ -125,6 +128,33 @@ def _decks_or_raise(result: Scan) -> list[Deck]:
     if result.problems:
         raise DeckError(result.problems)
     return result.decks
+
+
+def _read_deck(source: Source, name: str, problems: list[str]) -> tuple[Deck | None, tuple[int, int]]:
+    """One file's deck (None if it has problems, appended) and where its id is."""
+    from studytool.decks.validate import validate_deck
+
+    with _gc_paused():   # the node graph is freed on return, before collection resumes
+        root = _compose(source, name, problems)
+        if problems:
+            return None, (1, 1)
+        return validate_deck(root, name, problems)
+
+
+@contextmanager
+def _gc_paused():
+    """No cyclic garbage collection while building a node graph.
+
+    Composing allocates a few hundred thousand acyclic containers, and the
+    collector's passes over them would take three quarters of the time.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _compose(source: Source, name: str, problems: list[str]):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
+
+from studytool.problems.variant import Tolerance, Variant
 
 CardKind = Literal["recall", "choice", "truefalse", "number", "vector", "shape", "order", "generated"]
 
@@ -26,14 +28,97 @@ class Card:
         """Progress is keyed by deck/id, never by text."""
         return f"{self.deck}/{self.id}"
 
-    def pose(self, seed: int | None = None):
+    def pose(self, seed: int | None = None) -> Variant:
         """The card as a `Variant` to show and grade.
 
-        A generated card draws a fresh variant from its generator with
-        `numpy.random.default_rng(seed)`; `seed=None` poses the notes' own
-        example. Fixed cards ignore the seed.
+        A generated card draws from its generator with
+        `numpy.random.default_rng(seed)` and its `params`; `seed=None` poses the
+        notes' own numbers (`example` merged over `params`, drawn with seed 0).
+        An order card shows its items shuffled by the seed (None: a fixed
+        shuffle). Other fixed cards are the same for every seed.
         """
-        raise NotImplementedError  # built by the decks issue
+        return replace(_POSE[self.kind](self.body, seed), seed=seed)
+
+    @property
+    def question(self) -> str:
+        """The question as text, for listings: q, the statement, or the generator call."""
+        if self.kind == "generated":
+            pinned = {**self.body.get("params", {}), **self.body.get("example", {})}
+            args = ", ".join(f"{name}={value}" for name, value in pinned.items())
+            return f"{self.body['generator']}({args})"
+        return self.body.get("q") or self.body["statement"]
+
+
+TRUE_FALSE = ("对 / True", "错 / False")
+FLOAT_TOLERANCE = Tolerance(abs=5e-5)   # 4 decimals
+
+
+def _numeric_tolerance(body: dict[str, Any], values: list[int | float]) -> Tolerance | None:
+    """The card's absolute tolerance; default exact for integers, 4 decimals for floats."""
+    if "tolerance" in body:
+        return Tolerance(abs=body["tolerance"])
+    return None if all(isinstance(v, int) for v in values) else FLOAT_TOLERANCE
+
+
+def _letters(answer: str | list[str]) -> frozenset[int]:
+    return frozenset("ABCDEFGH".index(letter) for letter in ([answer] if isinstance(answer, str) else answer))
+
+
+def _pose_recall(body: dict[str, Any], seed: int | None) -> Variant:
+    return Variant(prompt=body["q"], kind="recall", answer=body["a"])
+
+
+def _pose_choice(body: dict[str, Any], seed: int | None) -> Variant:
+    return Variant(prompt=body["q"], kind="choice", answer=_letters(body["answer"]), options=tuple(body["options"]))
+
+
+def _pose_truefalse(body: dict[str, Any], seed: int | None) -> Variant:
+    return Variant(prompt=body["statement"], kind="choice", answer=frozenset({0 if body["answer"] else 1}),
+                   options=TRUE_FALSE)
+
+
+def _pose_number(body: dict[str, Any], seed: int | None) -> Variant:
+    answer = body["answer"]
+    return Variant(prompt=body["q"], kind="scalar", answer=answer, tolerance=_numeric_tolerance(body, [answer]))
+
+
+def _pose_vector(body: dict[str, Any], seed: int | None) -> Variant:
+    answer = body["answer"]
+    return Variant(prompt=body["q"], kind="vector", answer=tuple(float(v) for v in answer),
+                   tolerance=_numeric_tolerance(body, answer))
+
+
+def _pose_shape(body: dict[str, Any], seed: int | None) -> Variant:
+    return Variant(prompt=body["q"], kind="shape", answer=tuple(body["answer"]))
+
+
+def _pose_order(body: dict[str, Any], seed: int | None) -> Variant:
+    import numpy as np
+
+    items = body["items"]
+    shown = [int(i) for i in np.random.default_rng(0 if seed is None else seed).permutation(len(items))]
+    if shown == list(range(len(items))):   # shown in order would give the answer away
+        shown = shown[1:] + shown[:1]
+    # answer: the shown positions of the items, in the right order
+    return Variant(prompt=body["q"], kind="sequence", answer=tuple(shown.index(i) for i in range(len(items))),
+                   options=tuple(items[i] for i in shown))
+
+
+def _pose_generated(body: dict[str, Any], seed: int | None) -> Variant:
+    import numpy as np
+
+    from studytool.problems import registry
+
+    params = dict(body.get("params", {}))
+    if seed is None:
+        params |= body.get("example", {})
+    return registry.get(body["generator"]).draw(np.random.default_rng(0 if seed is None else seed), **params)
+
+
+_POSE = {
+    "recall": _pose_recall, "choice": _pose_choice, "truefalse": _pose_truefalse, "number": _pose_number,
+    "vector": _pose_vector, "shape": _pose_shape, "order": _pose_order, "generated": _pose_generated,
+}
 
 
 @dataclass(frozen=True)
@@ -43,3 +128,11 @@ class Deck:
     source: str
     cards: tuple[Card, ...]
     file: str = ""
+
+    @property
+    def kinds(self) -> dict[str, int]:
+        """Card count per kind, kinds in first-seen order."""
+        counts: dict[str, int] = {}
+        for card in self.cards:
+            counts[card.kind] = counts.get(card.kind, 0) + 1
+        return counts

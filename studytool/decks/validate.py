@@ -116,10 +116,10 @@ def _items(node: Node, each: Callable[[Node], Any], lo: int = 1, hi: int | None 
     return [each(item) for item in node.value]
 
 
-def _distinct(node: Node, values: list[Any]) -> list[Any]:
+def _distinct(node: Node, values: list[Any], why: str = "") -> list[Any]:
     for item, value in zip(node.value, values):
         if values.count(value) > 1:
-            raise _Bad(f"{value!r} is listed twice", item)
+            raise _Bad(f"{value!r} is listed twice{why}", item)
     return values
 
 
@@ -128,7 +128,7 @@ def options(node: Node) -> list[str]:
 
 
 def order_items(node: Node) -> list[str]:
-    return _distinct(node, _items(node, text, 3, 8))
+    return _distinct(node, _items(node, text, 3, 8), "; items must differ (each is answered by its number)")
 
 
 def numbers(node: Node) -> list[int | float]:

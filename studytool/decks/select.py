@@ -1,0 +1,84 @@
+"""Which cards a session poses, in which order, with which variant seeds.
+
+One selection rule shared by quiz, review (new cards), worksheet and export:
+filter, then order with `numpy.random.default_rng(seed)`, and give each card
+its own variant seed from the same generator. The same arguments give the
+same cards, the same order and the same variants; `count=5` is a prefix of
+`count=10`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from studytool.decks.model import Card, Deck
+from studytool.decks.validate import TAGS
+from studytool.errors import StudytoolError
+
+SEED_LIMIT = 1_000_000   # random session seeds are short enough to type back with --seed
+
+
+@dataclass(frozen=True)
+class Posing:
+    """One card to show, and the seed of its variant (`card.pose(seed)`)."""
+
+    card: Card
+    seed: int
+
+
+class Plan(list[Posing]):
+    """The posings in order (a plain list), plus the session `seed` that made them.
+
+    When `plan` was called with `seed=None`, `seed` is the random one it drew:
+    show it so the session can be replayed with `--seed`.
+    """
+
+    def __init__(self, posings: Iterable[Posing], seed: int):
+        super().__init__(posings)
+        self.seed = seed
+
+
+def plan(decks: Sequence[Deck], *, deck_ids: Sequence[str] = (), tags: Sequence[str] = (),
+         topic: str | None = None, count: int | None = None, seed: int | None = None) -> Plan:
+    """The cards to pose: those in `deck_ids` (default all decks), having any of `tags`
+    (default any), on `topic` (an id or alias; default any); shuffled by `seed`, the first `count`.
+
+    Unknown decks, tags and topics raise `StudytoolError`.
+    """
+    if count is not None and count < 1:
+        raise StudytoolError(f"count must be at least 1, got {count}")
+    if seed is None:
+        seed = secrets.randbelow(SEED_LIMIT)
+    cards = _matching(decks, deck_ids, tags, _topic_id(topic) if topic is not None else None)
+    return Plan(_posings(cards, count, seed), seed)
+
+
+def _matching(decks: Sequence[Deck], deck_ids: Sequence[str], tags: Sequence[str], topic: str | None) -> list[Card]:
+    known = {deck.deck for deck in decks}
+    for deck_id in deck_ids:
+        if deck_id not in known:
+            raise StudytoolError(f"unknown deck {deck_id!r}; decks: {', '.join(sorted(known))}")
+    for tag in tags:
+        if tag not in TAGS:
+            raise StudytoolError(f"unknown tag {tag!r}; tags: {', '.join(TAGS)}")
+    return [card for deck in decks if not deck_ids or deck.deck in deck_ids for card in deck.cards
+            if (not tags or set(tags) & set(card.tags)) and (topic is None or card.topic == topic)]
+
+
+def _topic_id(query: str) -> str:
+    from studytool.decks.topics import resolve
+
+    return resolve(query).id
+
+
+def _posings(cards: list[Card], count: int | None, seed: int) -> list[Posing]:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(cards))
+    # one variant seed per card in shuffled order, drawn for all cards so a
+    # smaller count is a prefix of a larger one
+    seeds = rng.integers(0, 2**31, size=len(cards))
+    return [Posing(cards[i], int(s)) for i, s in zip(order[:count], seeds)]
