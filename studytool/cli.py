@@ -72,6 +72,70 @@ def _global(
     ctx.obj = Settings(db=db, deck_paths=list(deck_path))
 
 
+# --- decks ---
+
+
+@decks_app.command("list")
+def decks_list(ctx: typer.Context, json_: bool = typer.Option(False, "--json", help="One JSON document.")) -> None:
+    """The installed decks: titles, sources and card counts by kind."""
+    from studytool.decks.loader import load_decks
+    from studytool.render import console, print_json
+
+    decks = load_decks(ctx.obj)
+    if json_:
+        print_json([{"deck": d.deck, "title": d.title, "source": d.source, "file": d.file, "cards": len(d.cards),
+                     "kinds": d.kinds} for d in decks])
+        return
+    from rich.table import Table
+
+    table = Table(_("Deck"), _("Title"), _("Source"), _("Cards"), _("Kinds"))
+    for d in decks:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in d.kinds.items())
+        table.add_row(d.deck, d.title, d.source, str(len(d.cards)), kinds)
+    console().print(table)
+
+
+@decks_app.command("show")
+def decks_show(
+    ctx: typer.Context,
+    deck: str = typer.Argument(..., help="A deck id (see 'studytool decks list')."),
+    json_: bool = typer.Option(False, "--json", help="One JSON document with every field of every card."),
+) -> None:
+    """The cards of one deck: id, kind, topic, tags and the question."""
+    from studytool.decks.loader import get_deck
+    from studytool.render import console, print_json
+
+    found = get_deck(ctx.obj, deck)
+    if json_:
+        cards = [{"id": c.id, "kind": c.kind, "topic": c.topic, "tags": list(c.tags), "source": c.source,
+                  "why": c.why, **c.body} for c in found.cards]
+        print_json({"deck": found.deck, "title": found.title, "source": found.source, "file": found.file,
+                    "cards": cards})
+        return
+    from rich.table import Table
+
+    table = Table(_("ID"), _("Kind"), _("Topic"), _("Tags"), _("Question"), title=f"{found.deck}: {found.title}")
+    table.columns[-1].overflow, table.columns[-1].no_wrap, table.columns[-1].max_width = "ellipsis", True, 60
+    for c in found.cards:
+        table.add_row(c.id, c.kind, c.topic, ", ".join(c.tags), c.question.replace("\n", " "))
+    console().print(table)
+
+
+@decks_app.command("check")
+def decks_check(
+    ctx: typer.Context,
+    paths: Optional[list[Path]] = typer.Argument(None, help="Deck files or folders (default: all installed decks)."),
+) -> None:
+    """Validate decks: 'ok: N decks, M cards', or every problem as FILE:LINE:COL and exit 1."""
+    from studytool.decks.loader import expand, installed_sources, scan
+
+    result = scan(expand(paths) if paths else installed_sources(ctx.obj))
+    if result.problems:
+        typer.echo("\n".join(result.problems))
+        raise typer.Exit(1)
+    typer.echo(_("ok: {decks} decks, {cards} cards").format(decks=len(result.decks), cards=result.cards))
+
+
 # --- export ---
 
 

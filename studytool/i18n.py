@@ -97,6 +97,18 @@ ZH: dict[str, str] = {
     "{n} numbers, e.g. [a, b, c] or a b c ({tolerance}).": "{n} 个数，如 [a, b, c] 或 a b c（{tolerance}）。",
     "{rows} rows of {cols} numbers, e.g. [[1, 2], [3, 4]] or 1 2; 3 4 ({tolerance}).":
         "{rows} 行、每行 {cols} 个数，如 [[1, 2], [3, 4]] 或 1 2; 3 4（{tolerance}）。",
+    # decks
+    "Deck": "卡组",
+    "Title": "标题",
+    "Source": "出处",
+    "Cards": "卡片数",
+    "Kinds": "题型",
+    "ID": "编号",
+    "Kind": "题型",
+    "Topic": "主题",
+    "Tags": "标签",
+    "Question": "问题",
+    "ok: {decks} decks, {cards} cards": "通过：{decks} 个卡组，{cards} 张卡片",
     # explain and calc
     "Idea": "要点",
     "Formulas": "公式",
