@@ -1,0 +1,125 @@
+"""`studytool explain`: every topic renders, its live example gives the notes' numbers, its cards are listed."""
+
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from studytool.cli import app
+from studytool.decks.model import Card, Deck
+from studytool.decks.topics import load_topics, resolve
+from studytool.explain import drilling_cards, explain, pose_example, topic_index
+
+runner = CliRunner()
+TOPIC_IDS = [topic.id for topic in load_topics()]
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    """No user decks, English interface."""
+    monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path))
+    monkeypatch.setenv("STUDYTOOL_LANG", "en")
+
+
+def numbers(text: str) -> list[float]:
+    return [float(n.replace(",", "")) for n in re.findall(r"-?\d[\d,]*(?:\.\d+)?", text)]
+
+
+# --- the live examples pose the notes' own numbers ------------------------------------------------
+
+
+@pytest.mark.parametrize("topic_id, expected", [
+    ("layernorm", [-1.3416, -0.4472, 0.4472, 1.3416]),
+    ("bn-vs-ln", [-1, -1, 1, 1]),
+    ("positional-encoding", [0.8415, 0.5403, 0.0022]),      # d=3, pos=1: 0.841471, 0.540302, 0.002154
+    ("multi-head", [32, 10, 8, 64]),                        # split heads
+    ("cross-attention", [32, 8, 4, 10]),                    # rectangular scores
+    ("ffn", [32, 10, 2048]),
+    ("embedding", [15_360_000]),                            # 30000 x 512
+    ("encoder-block", [3_145_728]),                         # 4d^2 + 2 d d_ff
+    ("param-count", [18_874_368]),                          # 6 blocks
+    ("attention", [64]),                                    # d_k = 512 / 8
+])
+def test_the_default_example_gives_the_notes_numbers(topic_id, expected):
+    example = pose_example(resolve(topic_id))
+    assert example is not None and example.seed is None
+    assert numbers(example.answer) == pytest.approx(expected, abs=1e-4)
+    assert example.solution, "a worked solution with its steps"
+
+
+def test_a_seed_draws_a_fresh_reproducible_variant_on_the_same_question():
+    topic = resolve("layernorm")
+    a, b = pose_example(topic, seed=11), pose_example(topic, seed=11)
+    notes = pose_example(topic)
+    assert a == b
+    assert a.prompt != notes.prompt
+    assert a.params.get("ask") == topic.example["ask"]
+
+
+def test_topics_without_a_generator_have_no_example():
+    assert pose_example(resolve("residual")) is None
+
+
+def test_drilling_cards_are_the_cards_with_that_topic():
+    cards = (
+        Card(deck="d", id="a", kind="recall", topic="layernorm", body={"q": "?", "a": "!"}),
+        Card(deck="d", id="b", kind="recall", topic="softmax", body={"q": "?", "a": "!"}),
+        Card(deck="e", id="c", kind="truefalse", topic="layernorm", body={"statement": "s", "answer": True}),
+    )
+    deck = Deck(deck="d", title="t", source="s", cards=cards)
+    assert [c.key for c in drilling_cards(resolve("ln"), [deck])] == ["d/a", "e/c"]
+    assert explain("层归一化", [deck]).quiz_command == "studytool quiz --topic layernorm"
+
+
+def test_the_index_groups_every_topic_once():
+    listed = [topic.id for _, topics in topic_index() for topic in topics]
+    assert sorted(listed) == sorted(TOPIC_IDS)
+
+
+# --- through the command line ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("topic_id", TOPIC_IDS)
+def test_every_topic_renders(topic_id):
+    topic = resolve(topic_id)
+    result = runner.invoke(app, ["explain", topic_id])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert topic.title in out
+    assert "Common mistakes" in out and "Cards that drill it" in out
+    assert f"studytool quiz --topic {topic_id}" in out  # the bundled decks drill every topic
+    if topic.generator:
+        assert "Worked example" in out and "Answer" in out
+
+
+def test_explain_layernorm_shows_the_notes_example_and_formula():
+    out = runner.invoke(app, ["explain", "LayerNorm"]).stdout
+    assert "[-1.3416, -0.4472, 0.4472, 1.3416]" in out
+    assert "√(σ² + ε)" in out
+
+
+def test_a_topic_name_may_be_several_words():
+    result = runner.invoke(app, ["explain", "positional", "encoding", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    assert "seed 3" in result.stdout
+
+
+def test_explain_without_a_topic_lists_all_topics_with_aliases():
+    result = runner.invoke(app, ["explain"])
+    assert result.exit_code == 0
+    for topic_id in TOPIC_IDS:
+        assert topic_id in result.stdout
+    assert "层归一化" in result.stdout and "输入层" in result.stdout
+
+
+def test_an_unknown_topic_exits_1_with_suggestions():
+    result = runner.invoke(app, ["explain", "layernrom"])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert result.output.strip().splitlines() == [result.output.strip()]
+    assert "layernorm" in result.output
+
+
+def test_the_interface_speaks_chinese_with_lang_zh():
+    out = runner.invoke(app, ["--lang", "zh", "explain", "bn"]).stdout
+    assert "常见误区" in out and "算例" in out
