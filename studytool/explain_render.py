@@ -14,21 +14,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from studytool.decks.model import Card
 from studytool.decks.topics import Topic
 from studytool.explain import Example, Explanation
 from studytool.i18n import _
 
-_QUESTION_FIELD = {"truefalse": "statement"}  # the other fixed kinds ask with `q`
-
-
-def card_question(card: Card, width: int = 60) -> str:
-    """A one-line reminder of what the card asks."""
-    if card.kind == "generated":
-        pinned = {**(card.body.get("params") or {}), **(card.body.get("example") or {})}
-        text = " ".join([str(card.body.get("generator", "?"))] + [f"{k}={v}" for k, v in pinned.items()])
-    else:
-        text = str(card.body.get(_QUESTION_FIELD.get(card.kind, "q"), ""))
+def _one_line(text: str, width: int = 200) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -83,7 +73,7 @@ def _cards(explanation: Explanation, console: Console) -> None:
     for card in explanation.cards:
         line = Text.assemble(
             "  ", (card.key.ljust(key_width), "cyan"), "  ", (card.kind.ljust(kind_width), "dim"), "  ",
-            card_question(card, width=200),
+            _one_line(card.question),
         )
         console.print(line, no_wrap=True, overflow="ellipsis")
     console.print()
