@@ -76,7 +76,7 @@ def format_time(moment: datetime) -> str:
 
 
 def parse_time(text: str) -> datetime:
-    return datetime.strptime(text, TIME_FORMAT).replace(tzinfo=timezone.utc)
+    return datetime.fromisoformat(text)  # reads the trailing Z as UTC (and is much faster than strptime)
 
 
 @dataclass(frozen=True)

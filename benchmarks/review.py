@@ -1,0 +1,167 @@
+"""Review at scale: time to the first card of `review` with 10,000 cards and 200,000 logged answers.
+
+    python benchmarks/review.py [--cards 10000] [--answers 200000] [--runs 7]
+
+A synthetic deck of `--cards` number cards (10 topics) and a progress database
+in which every card has a schedule (due dates spread over the last and next
+30 days, so about half are due) and `--answers` answers are logged over the
+past year. Measured, median of `--runs` after one warm-up:
+
+- library: `open_store` (read-only integrity and version check, then open)
+  + `review_queue` + posing and rendering the first card, with the decks
+  already in memory. Target: <= 0.3 s. This is the "beyond start-up" figure.
+- cli: the whole `studytool review` process until the first card is on
+  screen (interpreter start-up, imports and loading the 10,000-card deck
+  file included), next to `studytool --version` (bare start-up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+TARGET = 0.3  # seconds
+TOPICS = ["softmax", "ffn", "attention", "layernorm", "embedding", "residual", "multi-head", "decoder",
+          "causal-mask", "param-count"]
+
+
+def deck_yaml(cards: int) -> str:
+    body = "".join(
+        f"  - id: c{i}\n    kind: number\n    topic: {TOPICS[i % len(TOPICS)]}\n    q: 第 {i} 题：3 + 4 = ?\n"
+        f"    answer: 7\n"
+        for i in range(cards)
+    )
+    return f"deck: bench\ntitle: 合成卡组\nsource: benchmark\ncards:\n{body}"
+
+
+def fill_database(path: Path, cards: int, answers: int, now: datetime) -> None:
+    """Schedules for every card and a year of logged answers, written in bulk."""
+    from studytool.study.store import format_time, open_store
+
+    rng = random.Random(0)
+    with open_store(path) as store, store.transaction() as con:
+        con.executemany(
+            "INSERT INTO cards (key, deck, state, step, stability, difficulty, due, last_review)"
+            " VALUES (?, 'bench', 2, NULL, ?, ?, ?, ?)",
+            (
+                (f"bench/c{i}", rng.uniform(1, 100), rng.uniform(1, 10),
+                 format_time(now + timedelta(days=rng.uniform(-30, 30))),
+                 format_time(now - timedelta(days=rng.uniform(1, 30))))
+                for i in range(cards)
+            ),
+        )
+        con.executemany(
+            "INSERT INTO reviews (card, topic, time, mode, rating, correct, answer, seed, params, duration_ms, prior)"
+            " VALUES (?, ?, ?, 'review', ?, ?, '7', ?, '{}', 3000, ?)",
+            (
+                (f"bench/c{(c := rng.randrange(cards))}", TOPICS[c % len(TOPICS)],
+                 format_time(now - timedelta(days=rng.uniform(0, 365))), (r := rng.choice((1, 3, 3, 3))),
+                 int(r > 1), rng.randrange(2**32), json.dumps({"state": 2}))
+                for _ in range(answers)
+            ),
+        )
+
+
+def first_card_in_process(db: Path, decks) -> float:
+    """open_store + review_queue + pose and render the first card, decks already loaded."""
+    from rich.console import Console
+
+    from studytool.study.session import review_queue
+    from studytool.study.store import open_store
+    from studytool.study.view import TerminalView
+
+    start = time.perf_counter()
+    with open_store(db) as store:
+        queue = review_queue(store, decks, new_limit=20, now=datetime.now().astimezone(), rng=random.Random())
+        first = queue[0].card
+        TerminalView(Console(file=io.StringIO())).show_card(first, first.pose(queue[0].seed), 1, len(queue))
+    return time.perf_counter() - start
+
+
+def studytool_command() -> list[str]:
+    script = Path(sys.executable).parent / "studytool"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "studytool"]
+
+
+def first_card_cli(db: Path, deck_dir: Path) -> float:
+    """Wall time of `studytool review` until its first card panel is on stdout."""
+    command = [*studytool_command(), "--db", str(db), "--deck-path", str(deck_dir), "review", "--deck", "bench"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "STUDYTOOL_LANG": "en", "COLUMNS": "100"})
+    for line in proc.stdout:
+        if line.startswith("╰".encode()):  # the bottom of the first card's panel
+            elapsed = time.perf_counter() - start
+            break
+    else:
+        raise SystemExit("review showed no card")
+    proc.stdin.close()
+    proc.wait()
+    return elapsed
+
+
+def timed_load(path: Path) -> float:
+    from studytool.decks.loader import load_deck_file
+
+    start = time.perf_counter()
+    load_deck_file(path)
+    return time.perf_counter() - start
+
+
+def startup() -> float:
+    start = time.perf_counter()
+    subprocess.run([*studytool_command(), "--version"], check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def median_of(runs: int, function, *args) -> float:
+    function(*args)  # warm-up
+    return statistics.median(function(*args) for _ in range(runs))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cards", type=int, default=10_000)
+    parser.add_argument("--answers", type=int, default=200_000)
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+
+    from studytool.decks.loader import load_deck_file
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        deck_dir = folder / "decks"
+        deck_dir.mkdir()
+        (deck_dir / "bench.yaml").write_text(deck_yaml(args.cards), encoding="utf-8")
+        db = folder / "studytool.db"
+        built = time.perf_counter()
+        fill_database(db, args.cards, args.answers, datetime.now(timezone.utc))
+        built = time.perf_counter() - built
+        decks = [load_deck_file(deck_dir / "bench.yaml")]
+
+        load = median_of(args.runs, timed_load, deck_dir / "bench.yaml")
+        library = median_of(args.runs, first_card_in_process, db, decks)
+        cli = median_of(args.runs, first_card_cli, db, deck_dir)
+        bare = median_of(args.runs, startup)
+
+    print(f"{args.cards} cards, {args.answers} logged answers (database built in {built:.1f} s)")
+    print(f"library: open + queue + first card   median {library * 1000:7.1f} ms   target <= {TARGET * 1000:.0f} ms"
+          f"   {'OK' if library <= TARGET else 'OVER'}")
+    print(f"cli:     `studytool review` to card   median {cli * 1000:7.1f} ms")
+    print(f"cli:     `studytool --version`        median {bare * 1000:7.1f} ms   (start-up)")
+    print(f"cli:     beyond start-up              median {(cli - bare) * 1000:7.1f} ms   "
+          f"(of which loading the {args.cards}-card deck file: {load * 1000:.1f} ms)")
+
+
+if __name__ == "__main__":
+    main()
