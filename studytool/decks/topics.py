@@ -64,6 +64,11 @@ def _topic(entry: dict[str, Any], groups: dict[str, str]) -> Topic:
             raise StudytoolError(f"{where}: '{name}' must be a non-empty string")
     if entry["group"] not in groups:
         raise StudytoolError(f"{where}: unknown group {entry['group']!r}")
+    for name in ("aliases", "formulas", "mistakes"):
+        if not isinstance(entry.get(name) or [], list):
+            raise StudytoolError(f"{where}: '{name}' must be a list")
+    if not isinstance(entry.get("generator") or "", str) or not isinstance(entry.get("example") or {}, dict):
+        raise StudytoolError(f"{where}: 'generator' must be a name and 'example' a mapping")
     return Topic(
         id=entry["id"],
         title=entry["title"],
@@ -82,7 +87,9 @@ def _topics() -> tuple[Topic, ...]:
     groups = group_titles()
     topics = tuple(_topic(entry, groups) for entry in _document()["topics"])
     seen: dict[str, str] = {}
-    for topic in topics:
+    for number, topic in enumerate(topics):
+        if topic.id in (t.id for t in topics[:number]):
+            raise StudytoolError(f"topics.yaml: topic id {topic.id!r} appears twice")
         for name in topic.names:
             key = normalize(name)
             if seen.setdefault(key, topic.id) != topic.id:

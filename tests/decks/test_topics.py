@@ -109,3 +109,16 @@ NOTES_MISTAKES = {
 @pytest.mark.parametrize("topic_id, phrase", NOTES_MISTAKES.items())
 def test_the_notes_mistakes_are_each_covered_by_their_topic(topic_id, phrase):
     assert any(phrase in mistake for mistake in resolve(topic_id).mistakes)
+
+
+@pytest.mark.parametrize("entry, words", [
+    ({"id": "x", "title": "X", "group": "g", "summary": "s", "colour": "red"}, "unknown field"),
+    ({"id": "x", "title": "X", "group": "nowhere", "summary": "s"}, "unknown group"),
+    ({"id": "x", "title": "", "group": "g", "summary": "s"}, "'title'"),
+    ({"id": "x", "title": "X", "group": "g", "summary": "s", "aliases": "x"}, "'aliases' must be a list"),
+])
+def test_a_malformed_topic_entry_is_a_clear_error(entry, words):
+    from studytool.decks import topics
+
+    with pytest.raises(StudytoolError, match=words):
+        topics._topic(entry, {"g": "G"})
