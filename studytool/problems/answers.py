@@ -11,6 +11,7 @@ it as wrong.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -58,10 +59,12 @@ _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?")
 _GROUPED = re.compile(r"[+-]?\d{1,3}(?:([, _'])\d{3})(?:\1\d{3})*(?:\.\d+)?")
 
 
-def _number(token: str) -> float:
+def _number(token: str) -> int | float:
     """One number: 12, -0.4472, 1.5e6, 2/3, 66.7%."""
     if token.endswith("%") and _NUMBER.fullmatch(token[:-1]):
         return float(token[:-1]) / 100
+    if re.fullmatch(r"[+-]?\d+", token):
+        return int(token)  # exact, however large
     if _NUMBER.fullmatch(token):
         value = float(token)
     elif "/" in token and all(_NUMBER.fullmatch(part) for part in token.split("/", 1)):
@@ -80,7 +83,7 @@ def _strip_brackets(text: str) -> str:
     return text.strip().strip("[]() ").strip()
 
 
-def parse_scalar(text: str) -> float:
+def parse_scalar(text: str) -> int | float:
     """`1048576`, `1,048,576`, `1 048 576`, `1.048576e6`, `-0.4472`, `2/3`."""
     text = _strip_brackets(normalise(text))
     if _GROUPED.fullmatch(text):
@@ -214,14 +217,14 @@ def _as_matrix(given: tuple[tuple[float, ...], ...], expected: Any) -> tuple[tup
 
 
 def _close(given: float, expected: float, tolerance: Tolerance | None) -> bool:
-    if tolerance is None:  # exact; floats typed for an integer (1.048576e6) still match
-        return abs(given - expected) <= 1e-9 * max(1.0, abs(expected))
+    if tolerance is None:  # exact; a float typed for an integer (1.048576e6) still matches
+        return given == expected
     return abs(given - expected) <= tolerance.abs + tolerance.rel * abs(expected) + 1e-12
 
 
 def _flat(value: Any) -> list[float]:
-    if isinstance(value, (int, float)):
-        return [float(value)]
+    if isinstance(value, numbers.Real):
+        return [value]
     return [x for item in value for x in _flat(item)]
 
 

@@ -28,6 +28,7 @@ class Param:
     description: str
     default: Any = None  # None: drawn at random
     check: Check = lambda value: None
+    choices: tuple[str, ...] = ()  # the allowed values, when they are a fixed set of names
 
     def problem(self, value: Any) -> str | None:
         if value is None:
@@ -271,7 +272,7 @@ def _params(*items: Param) -> dict[str, Param]:
 
 
 def _ask(*choices: str) -> Param:
-    return Param("ask", f"which sub-question: {', '.join(choices)} (default: drawn)", None, one_of(*choices))
+    return Param("ask", f"which sub-question: {', '.join(choices)} (default: drawn)", None, one_of(*choices), choices)
 
 
 _GENERATORS: tuple[Generator, ...] = (
@@ -439,7 +440,8 @@ _GENERATORS: tuple[Generator, ...] = (
             Param("vocab", "vocabulary size for ask=embedding (default: drawn)", None, int_in(1, 10_000_000)),
             Param("num_layers", "layers for ask=stack (default: drawn from 2..12)", None, int_in(1, 1000)),
             Param("convention", "blocks/stacks: 'notes' = weight matrices only (the notes' 3,145,728), "
-                  "'full' = with biases and LayerNorms as PyTorch (default: drawn)", None, one_of("notes", "full")),
+                  "'full' = with biases and LayerNorms as PyTorch (default: drawn)", None, one_of("notes", "full"),
+                  ("notes", "full")),
             _ask("embedding", "mha", "mha_bias", "ffn", "ffn_bias", "encoder_layer", "decoder_layer", "stack",
                  "ffn_share"),
         ),

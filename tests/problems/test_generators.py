@@ -1,0 +1,296 @@
+"""Every generator, many seeds: answerable, gradeable, and right by an independent hand computation.
+
+The expected answers below are written with plain Python and the formulas from the notes, not
+with the engine call the generator used.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from studytool.problems import registry
+from studytool.problems.answers import AnswerFormatError, format_answer, format_hint, grade
+from studytool.problems.variant import Variant
+
+SEEDS = range(500)
+
+
+def full_width(text: str) -> str:
+    """What a Chinese IME in full-width mode types for the same keys."""
+    return "".join("\u3000" if c == " " else chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+# --- independent computations -------------------------------------------------------------
+
+
+def mean(xs):
+    return sum(xs) / len(xs)
+
+
+def pstd(xs):
+    m = mean(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / len(xs))
+
+
+def ln(xs):
+    m, s = mean(xs), pstd(xs)
+    return [(x - m) / s for x in xs]
+
+
+def column(rows, j):
+    return [r[j] for r in rows]
+
+
+def softmax(xs):
+    exps = [math.exp(x) for x in xs]
+    return [e / sum(exps) for e in exps]
+
+
+def pe(pos, j, d):
+    angle = pos / 10000 ** (2 * (j // 2) / d)
+    return math.sin(angle) if j % 2 == 0 else math.cos(angle)
+
+
+def matmul(a, b):
+    return [[sum(a[i][k] * b[k][j] for k in range(len(b))) for j in range(len(b[0]))] for i in range(len(a))]
+
+
+def transpose(a):
+    return [list(r) for r in zip(*a)]
+
+
+def option_text(v: Variant) -> str:
+    (index,) = v.answer
+    return v.options[index]
+
+
+def tokens(v: Variant) -> list[str]:
+    return [v.options[i] for i in v.answer]
+
+
+def layer_norm(p, v):
+    x = p["x"]
+    if p["ask"] == "invariance":
+        return ln([p["scale"] * e + p["shift"] for e in x])
+    return {"mean": mean(x), "sigma": pstd(x), "output": ln(x)}[p["ask"]]
+
+
+def batch_norm(p, v):
+    x, ask = p["x"], p["ask"]
+    cols = [column(x, j) for j in range(len(x[0]))]
+    if ask == "axis":
+        return option_text(v).startswith("BN：每一维（列）跨样本")
+    if ask == "mean":
+        return [mean(c) for c in cols]
+    if ask == "std":
+        return [pstd(c) for c in cols]
+    if ask == "output":
+        return transpose([[(e - mean(c)) / pstd(c) for e in c] for c in cols])
+    return [ln(r) for r in x]
+
+
+def positional_encoding(p, v):
+    d, pos = p["d_model"], p["pos"]
+    return [pe(pos, j, d) for j in range(d)] if p["ask"] == "row" else pe(pos, p["j"], d)
+
+
+def softmax_(p, v):
+    probs = softmax(p["x"])
+    return probs if p["ask"] == "vector" else probs[p["x"].index(max(p["x"]))]
+
+
+def attention_scores(p, v):
+    ask = p["ask"]
+    if ask == "d_k":
+        return p["d_model"] / p["n_heads"]
+    if ask == "scale":
+        return math.sqrt(p["d_model"] / p["n_heads"])
+    q, k, val = p["q"], p["k"], p["v"]
+    scale = math.sqrt(len(q[0]))
+    scores = [[s / scale for s in row] for row in matmul(q, transpose(k))]
+    weights = [softmax(row) for row in scores]
+    result = {"scores": scores, "weights": weights, "output": matmul(weights, val)}[ask]
+    return result[0] if len(q) == 1 else result
+
+
+def multi_head_shapes(p, v):
+    b, n, d, h = p["batch"], p["seq_len"], p["d_model"], p["n_heads"]
+    return {"projection": [b, n, d], "split": [b, n, h, d // h], "transpose": [b, h, n, d // h],
+            "scores": [b, h, n, n], "weighted_sum": [b, h, n, d // h], "concat": [b, n, d],
+            "output": [b, n, d]}[p["ask"]]
+
+
+def causal_mask(p, v):
+    n, ask = p["n"], p["ask"]
+    allowed = [[1 if j <= i else 0 for j in range(n)] for i in range(n)]
+    return {"matrix": allowed, "allowed": n * (n + 1) / 2, "blocked": n * (n - 1) / 2,
+            "visible": allowed[p.get("t", 0)]}[ask]
+
+
+def padding_mask(p, v):
+    m = [[1 if j >= length else 0 for j in range(p["max_len"])] for length in p["lengths"]]
+    return m if p["ask"] == "matrix" else sum(map(sum, m))
+
+
+def teacher_forcing(p, v):
+    target, ask = p["target"], p["ask"]
+    decoder_input, labels = ["<s>", *target], [*target, "<eos>"]
+    if ask == "predict":
+        return option_text(v) == labels[p["t"]]
+    got = tokens(v)
+    return got == {"decoder_input": decoder_input, "labels": labels,
+                   "visible": decoder_input[:p.get("t", 0) + 1]}[ask]
+
+
+def cross_attention_shapes(p, v):
+    b, ls, lt, d, h = p["batch"], p["src_len"], p["tgt_len"], p["d_model"], p["n_heads"]
+    if p["ask"] == "source":
+        return option_text(v).startswith("Q 来自 decoder，K 和 V 来自 encoder")
+    return {"query": [b, lt, d], "key": [b, ls, d], "scores": [b, h, lt, ls], "output": [b, lt, d]}[p["ask"]]
+
+
+def ffn_shapes(p, v):
+    b, n, d, f = p["batch"], p["seq_len"], p["d_model"], p["d_ff"]
+    return {"expand": [b, n, f], "contract": [b, n, d], "d_ff": f, "w1": [d, f], "w2": [f, d]}[p["ask"]]
+
+
+def param_count(p, v):
+    d, f, ask = p["d_model"], p["d_ff"], p["ask"]
+    full = p.get("convention") == "full"
+    attn = 4 * d * d + (4 * d if full else 0)
+    ffn = 2 * d * f + (f + d if full else 0)
+    norms = 2 * d if full else 0
+    encoder_layer = attn + ffn + 2 * norms
+    return {
+        "embedding": p.get("vocab", 0) * d,
+        "mha": 4 * d * d, "mha_bias": 4 * d * d + 4 * d,
+        "ffn": 2 * d * f, "ffn_bias": 2 * d * f + f + d,
+        "encoder_layer": encoder_layer,
+        "decoder_layer": 2 * attn + ffn + 3 * norms,
+        "stack": p.get("num_layers", 0) * encoder_layer + norms,
+        "ffn_share": 2 * d * f / (4 * d * d + 2 * d * f),
+    }[ask]
+
+
+def attention_cost(p, v):
+    b, n, d, h = p["batch"], p["seq_len"], p["d_model"], p["n_heads"]
+    return {"scores": b * h * n * n * (d // h), "projection": b * n * d * d, "crossover": d}[p["ask"]]
+
+
+INDEPENDENT = {
+    "layer_norm": layer_norm, "batch_norm": batch_norm, "positional_encoding": positional_encoding,
+    "softmax": softmax_, "attention_scores": attention_scores, "multi_head_shapes": multi_head_shapes,
+    "causal_mask": causal_mask, "padding_mask": padding_mask, "teacher_forcing": teacher_forcing,
+    "cross_attention_shapes": cross_attention_shapes, "ffn_shapes": ffn_shapes, "param_count": param_count,
+    "attention_cost": attention_cost,
+}
+
+
+def flat(value) -> list[float]:
+    if isinstance(value, (int, float)):
+        return [float(value)]
+    return [x for item in value for x in flat(item)]
+
+
+def agrees(v: Variant, expected) -> bool:
+    if isinstance(expected, bool):  # choice/sequence checks return whether the posed answer is the right one
+        return expected
+    got, want = flat(v.answer), flat(expected)
+    return len(got) == len(want) and all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(got, want))
+
+
+# --- perturbing a right answer into a wrong one -----------------------------------------------
+
+
+def perturbed(v: Variant) -> str:
+    step = 0.01 if v.tolerance is not None else 1
+    if v.kind == "scalar":
+        return format_answer(Variant(v.prompt, "scalar", v.answer + step, v.tolerance))
+    if v.kind == "vector":
+        return format_answer(Variant(v.prompt, "vector", (v.answer[0] + step, *v.answer[1:]), v.tolerance))
+    if v.kind == "matrix":
+        first = (v.answer[0][0] + step, *v.answer[0][1:])
+        return format_answer(Variant(v.prompt, "matrix", (first, *v.answer[1:]), v.tolerance))
+    if v.kind == "shape":
+        return format_answer(Variant(v.prompt, "shape", (v.answer[0] + 1, *v.answer[1:])))
+    if v.kind == "choice":
+        wrong = frozenset({(min(v.answer) + 1) % len(v.options)})
+        return format_answer(Variant(v.prompt, "choice", wrong, options=v.options))
+    if v.kind == "sequence":
+        others = [i for i in range(len(v.options)) if i not in v.answer]
+        wrong = v.answer[::-1] if len(v.answer) > 1 else (others[0],)
+        return format_answer(Variant(v.prompt, "sequence", wrong, options=v.options))
+    raise AssertionError(v.kind)
+
+
+# --- the tests ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_every_variant_is_answerable_and_right(name):
+    generator = registry.get(name)
+    asks = set()
+    for seed in SEEDS:
+        v = generator.draw(np.random.default_rng(seed))
+        asks.add(v.params.get("ask"))
+        context = f"{name} seed {seed}: {v.prompt}"
+        assert v.generator == name
+        assert "{" not in v.prompt and "}" not in v.prompt, context
+        assert not any("{" in step for step in v.solution), context
+        assert v.solution, context
+        assert all(math.isfinite(x) for x in flat(v.answer)) if v.kind not in ("choice", "sequence") else True
+        assert agrees(v, INDEPENDENT[name](v.params, v)), context
+
+        canonical = format_answer(v)
+        assert grade(v, canonical).correct, context
+        assert grade(v, full_width(canonical)).correct, context
+        wrong = grade(v, perturbed(v))
+        assert not wrong.correct, context
+        assert wrong.expected == canonical
+        with pytest.raises(AnswerFormatError):
+            grade(v, "hello?")
+        assert format_hint(v)
+    assert asks == set(generator.params["ask"].choices)  # every sub-question comes up
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_variants_are_reproducible_from_the_seed(name):
+    generator = registry.get(name)
+    for seed in range(20):
+        a = generator.draw(np.random.default_rng(seed))
+        b = generator.draw(np.random.default_rng(seed))
+        assert a == b
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_the_drawn_params_pose_the_same_question_again(name):
+    generator = registry.get(name)
+    for seed in range(50):
+        v = generator.draw(np.random.default_rng(seed))
+        again = generator.draw(np.random.default_rng(seed + 1000), **v.params)
+        assert again.prompt == v.prompt or v.options  # option order is shuffled by the rng
+        assert agrees(again, INDEPENDENT[name](again.params, again))
+        if v.kind not in ("choice", "sequence"):
+            assert again.answer == v.answer
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_known_wrong_methods_get_their_hint(name):
+    """Typing a hint's own answer gives its message (unless it happens to be right)."""
+    generator = registry.get(name)
+    seen = 0
+    for seed in range(100):
+        v = generator.draw(np.random.default_rng(seed))
+        for hint in v.hints:
+            text = format_answer(Variant(v.prompt, v.kind, hint.answer, v.tolerance, options=v.options))
+            try:
+                result = grade(v, text)
+            except AnswerFormatError:
+                continue  # a hint of another length (e.g. row means of a non-square batch) is never typed
+            if not result.correct:
+                assert result.hint is not None, f"{name} seed {seed}: {text}"
+                seen += 1
+    assert seen > 0
