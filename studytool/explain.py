@@ -19,7 +19,8 @@ class Example:
     generator: str
     seed: int | None        # None: the notes' own numbers
     prompt: str
-    options: tuple[str, ...]  # choice options / sequence items, in the order shown
+    kind: str               # the variant's answer kind (scalar, vector, choice, sequence ...)
+    options: tuple[str, ...]  # choice options (lettered) / sequence items (numbered), in the order shown
     answer: str             # the canonical answer text
     solution: tuple[str, ...]
     params: dict
@@ -70,6 +71,7 @@ def pose_example(topic: Topic, seed: int | None = None) -> Example | None:
         generator=topic.generator,
         seed=seed,
         prompt=variant.prompt,
+        kind=variant.kind,
         options=tuple(variant.options),
         answer=format_answer(variant),
         solution=tuple(variant.solution),

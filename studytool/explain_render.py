@@ -52,7 +52,9 @@ def _example(example: Example) -> Group:
         Padding(Text(example.prompt), (0, 0, 0, 2)),
     ]
     if example.options:
-        options = Text("\n").join(Text(f"{chr(ord('A') + i)}. {o}") for i, o in enumerate(example.options))
+        # choices are answered by letter, sequences by the items' numbers
+        label = (lambda i: str(i + 1)) if example.kind == "sequence" else (lambda i: chr(ord("A") + i))
+        options = Text("\n").join(Text(f"{label(i)}. {o}") for i, o in enumerate(example.options))
         parts.append(Padding(options, (0, 0, 0, 4)))
     if example.solution:
         steps = Text()

@@ -124,3 +124,18 @@ def test_an_unknown_topic_exits_1_with_suggestions():
 def test_the_interface_speaks_chinese_with_lang_zh():
     out = runner.invoke(app, ["--lang", "zh", "explain", "bn"]).stdout
     assert "常见误区" in out and "算例" in out
+
+
+def test_teacher_forcing_example_is_the_notes_shifted_right_input():
+    example = pose_example(resolve("teacher forcing"))
+    assert example.kind == "sequence"
+    picked = [example.options[int(n) - 1] for n in example.answer.split()]
+    assert picked == ["<s>", "我", "爱", "AI"]  # the notes: 解码器输入 <s> 我 爱 AI
+
+
+def test_choice_options_are_lettered_and_sequence_items_numbered():
+    choice = runner.invoke(app, ["explain", "decoder"]).stdout
+    sequence = runner.invoke(app, ["explain", "teacher-forcing"]).stdout
+    assert "A. " in choice and "B. " in choice
+    assert any(f"{n}. <s>" in sequence for n in range(1, 6))
+    assert not any(f"{letter}. <s>" in sequence for letter in "ABCDE")
