@@ -47,6 +47,11 @@ def _check_sizes(**sizes: int | None) -> None:
             raise StudytoolError(_("{name} must be a positive integer, got {value}").format(name=name, value=value))
 
 
+def _check_eps(eps: float) -> None:
+    if not 0 <= eps < float("inf"):  # also rejects nan
+        raise StudytoolError(_("eps must be a finite number >= 0, got {eps}").format(eps=eps))
+
+
 def _check_heads(d_model: int, heads: int) -> None:
     if d_model % heads:
         raise StudytoolError(
@@ -60,8 +65,7 @@ def layernorm(x: Sequence[float], eps: float = 1e-5) -> dict[str, Any]:
 
     from studytool.engine import layer_norm
 
-    if eps < 0:
-        raise StudytoolError(_("eps must not be negative, got {eps}").format(eps=eps))
+    _check_eps(eps)
     v = np.asarray(x, dtype=np.float64)  # (K,)
     var = float(np.square(v - v.mean()).mean())  # divide by K, as LayerNorm does
     return {
@@ -80,8 +84,7 @@ def batchnorm(rows: Sequence[Sequence[float]], eps: float = 1e-5) -> dict[str, A
 
     from studytool.engine import batch_norm
 
-    if eps < 0:
-        raise StudytoolError(_("eps must not be negative, got {eps}").format(eps=eps))
+    _check_eps(eps)
     x = np.asarray(rows, dtype=np.float64)  # (B, features)
     var = np.square(x - x.mean(axis=0)).mean(axis=0)  # (features,), divide by B
     return {

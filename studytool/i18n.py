@@ -134,7 +134,7 @@ ZH: dict[str, str] = {
     "rows have different lengths: every row needs the same number of features": "各行长度不同：每行的特征数必须相同",
     "{name} must be a positive integer, got {value}": "{name} 必须是正整数，收到的是 {value}",
     "d_model={d_model} is not divisible by heads={heads}": "d_model={d_model} 不能被 heads={heads} 整除",
-    "eps must not be negative, got {eps}": "eps 不能为负数，收到的是 {eps}",
+    "eps must be a finite number >= 0, got {eps}": "eps 必须是 ≥ 0 的有限数，收到的是 {eps}",
     "a {positions} x {d_model} table is too large to print (at most {cells} numbers)":
         "{positions} × {d_model} 的表太大，无法打印（最多 {cells} 个数）",
     "input X": "输入 X",

@@ -166,6 +166,7 @@ def test_every_subcommand_renders_a_table_and_prints_json(args):
     (["layernorm", "1", "abc"], "abc"),
     (["softmax", "nan"], "nan"),
     (["layernorm", "1", "2", "--eps", "-1"], "eps"),
+    (["layernorm", "1", "2", "--eps", "nan"], "eps"),
     (["batchnorm", "1,2", "3"], "lengths"),
     (["batchnorm"], "empty"),
     (["pe", "--d-model", "0", "--positions", "3"], "d_model"),
