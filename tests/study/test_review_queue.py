@@ -1,0 +1,102 @@
+"""What `review` asks and in which order: due first, then new up to the daily limit, topics spread."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from study_fakes import T0, Clock, Recorder, Script, drawn, number
+
+from studytool.decks.model import Deck
+from studytool.errors import StudytoolError
+from studytool.study.session import review, review_queue
+from studytool.study.store import Answer, Schedule
+
+REVIEW, LEARNING = 2, 1
+
+
+def deck(*cards, name="d") -> Deck:
+    return Deck(deck=name, title=name, source="", cards=tuple(cards))
+
+
+def put(store, key, due, state=REVIEW, when=T0, correct=True):
+    store.record(Answer(card=key, topic="softmax", mode="review", rating=3 if correct else 1, correct=correct,
+                        answer="x", seed=1, params={}, duration_ms=1, time=when),
+                 lambda prior: Schedule(state, None if state == REVIEW else 0, 2.0, 5.0, due, when - timedelta(days=1)))
+
+
+def keys(queue):
+    return [showing.card.key for showing in queue]
+
+
+def test_due_cards_come_first_most_overdue_first_then_new(store):
+    cards = [number(f"c{i}", i, topic=f"t{i}") for i in range(6)]
+    put(store, "d/c3", T0 - timedelta(days=2))
+    put(store, "d/c1", T0 - timedelta(days=5))
+    put(store, "d/c4", T0 + timedelta(days=3))  # not due
+    queue = review_queue(store, [deck(*cards)], now=T0, rng=random.Random(0), new_limit=20)
+    assert keys(queue)[:2] == ["d/c1", "d/c3"]
+    assert sorted(keys(queue)[2:]) == ["d/c0", "d/c2", "d/c5"]
+
+
+def test_review_cards_due_later_today_count_but_learning_steps_wait_for_their_minute(store):
+    cards = [number("r", 1, topic="a"), number("l", 2, topic="b")]
+    put(store, "d/r", T0 + timedelta(hours=5))
+    put(store, "d/l", T0 + timedelta(minutes=10), state=LEARNING)
+    queue = review_queue(store, [deck(*cards)], now=T0, rng=random.Random(0), new_limit=0)
+    assert keys(queue) == ["d/r"]
+    later = review_queue(store, [deck(*cards)], now=T0 + timedelta(minutes=11), rng=random.Random(0), new_limit=0)
+    assert keys(later) == ["d/l", "d/r"]  # by due time
+
+
+def test_due_showings_draw_fresh_variants_and_new_cards_start_with_the_example(store):
+    cards = [drawn("g1", topic="a"), drawn("g2", topic="b"), drawn("g3", topic="c")]
+    put(store, "d/g1", T0 - timedelta(days=1))
+    put(store, "d/g2", T0 - timedelta(days=1))
+    queue = review_queue(store, [deck(*cards)], now=T0, rng=random.Random(0), new_limit=5)
+    seeds = {showing.card.key: showing.seed for showing in queue}
+    assert seeds["d/g3"] is None                      # first showing: the notes' own example
+    assert None not in (seeds["d/g1"], seeds["d/g2"]) and seeds["d/g1"] != seeds["d/g2"]
+
+
+def test_new_cards_are_limited_per_day_counting_todays(store):
+    cards = [number(f"c{i}", i, topic=f"t{i}") for i in range(10)]
+    put(store, "d/c0", T0 + timedelta(days=1), when=T0 - timedelta(hours=2))   # started today
+    put(store, "d/c1", T0 + timedelta(days=1), when=T0 - timedelta(days=2))    # started before today
+    queue = review_queue(store, [deck(*cards)], now=T0, rng=random.Random(0), new_limit=4)
+    assert len(queue) == 3 and not {"d/c0", "d/c1"} & set(keys(queue))
+
+
+def test_removed_cards_are_not_asked_but_keep_their_history(store):
+    put(store, "d/gone", T0 - timedelta(days=1))
+    queue = review_queue(store, [deck(number("kept", 1))], now=T0, rng=random.Random(0), new_limit=5)
+    assert keys(queue) == ["d/kept"]
+    assert store.answers_total() == 1 and store.schedule("d/gone") is not None
+
+
+def test_deck_filter_and_unknown_deck(store):
+    decks = [deck(number("a", 1, deck="x"), name="x"), deck(number("b", 2, deck="y"), name="y")]
+    assert keys(review_queue(store, decks, deck_ids=["y"], now=T0, rng=random.Random(0))) == ["y/b"]
+    with pytest.raises(StudytoolError):
+        review_queue(store, decks, deck_ids=["nope"], now=T0, rng=random.Random(0))
+
+
+def test_review_session_commits_each_answer_with_its_variant_seed(store):
+    put(store, "d/g", T0 - timedelta(days=3))
+    summary = review(store, [deck(drawn("g"))], ask=Script([]), view=Recorder(), clock=Clock(), fuzz=False,
+                     rng=random.Random(5))
+    assert summary.answered == 0  # EOF at once: nothing answered, nothing lost
+    view = Recorder()
+    summary = review(store, [deck(drawn("g"))], ask=Script(["?", "0"]), view=view, clock=Clock(), fuzz=False,
+                     rng=random.Random(5))
+    seed = summary.results[0].seed
+    row = store.con.execute("SELECT seed, params FROM reviews ORDER BY id DESC").fetchone()
+    assert seed is not None and (row["seed"], row["params"]) == (seed, f'{{"x": {seed}}}')
+
+
+def test_desired_retention_is_remembered_in_the_database(store):
+    review(store, [], ask=Script([]), view=Recorder(), retention=0.85, clock=Clock())
+    assert store.setting("desired_retention", "") == "0.85"
+    with pytest.raises(StudytoolError):
+        review(store, [], ask=Script([]), view=Recorder(), retention=1.2, clock=Clock())

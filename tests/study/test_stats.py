@@ -1,0 +1,85 @@
+"""Stats over a hand-built history with a fixed clock: every number below is counted by hand."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from study_fakes import T0, number
+
+from studytool.decks.model import Deck
+from studytool.study.stats import compute_stats, weakest_topics
+from studytool.study.store import Answer, Schedule
+
+REVIEW, LEARNING = 2, 1
+
+
+def answer(store, key, topic, when, *, correct=True, mode="review", state=REVIEW, due_in=timedelta(days=1)):
+    schedule = Schedule(state, None if state == REVIEW else 1, 2.0, 5.0, when + due_in, when)
+    store.record(
+        Answer(card=key, topic=topic, mode=mode, rating=3 if correct else 1, correct=correct, answer="x", seed=None,
+               params={}, duration_ms=1, time=when),
+        (lambda prior: schedule) if mode == "review" else None,
+    )
+
+
+def build(store):
+    d = Deck("d", "D", "", (number("a", 1, "softmax"), number("b", 2, "ffn"), number("c", 3, "ffn"),
+                            number("e", 4, "ffn")))
+    x = Deck("x", "X", "", (number("y", 1, "attention", deck="x"),))
+    yesterday = T0 - timedelta(days=1)
+    answer(store, "d/a", "softmax", T0 - timedelta(days=40))                    # old: outside the 30 days
+    answer(store, "d/a", "softmax", yesterday - timedelta(hours=1))             # review state -> right
+    answer(store, "d/a", "softmax", yesterday, correct=False)                   # review state -> wrong
+    answer(store, "d/a", "softmax", T0 - timedelta(hours=1))                    # review state -> right; due T0+23h
+    answer(store, "d/b", "ffn", T0, correct=False, state=LEARNING, due_in=timedelta(minutes=10))  # new -> learning
+    answer(store, "d/c", "ffn", T0 - timedelta(days=5), due_in=timedelta(days=3))  # new -> review, overdue now
+    answer(store, "d/e", "ffn", T0, mode="quiz", correct=False)                  # quiz: history only
+    answer(store, "gone/z", "ffn", T0)                                          # a removed card keeps history
+    return [d, x]
+
+
+def test_counts_per_deck(store):
+    stats = compute_stats(store, build(store), T0)
+    assert [deck.to_json() for deck in stats.decks] == [
+        {"deck": "d", "new": 1, "learning": 1, "review": 2, "due_today": 2},   # e new; b learning; a, c review
+        {"deck": "x", "new": 1, "learning": 0, "review": 0, "due_today": 0},
+    ]
+    assert stats.answers_total == 8
+
+
+def test_true_retention_counts_review_state_answers_in_the_last_30_days(store):
+    stats = compute_stats(store, build(store), T0)
+    # in the window, answers on cards already in Review state: a (right), a (wrong), a (right)
+    assert (stats.retention, stats.retention_reviews) == (2 / 3, 3)
+
+
+def test_answers_per_day_and_forecast(store):
+    stats = compute_stats(store, build(store), T0)
+    per_day = dict(stats.answers_per_day)
+    assert len(per_day) == 14 and max(per_day) == T0.date()
+    assert per_day[T0.date()] == 4 and per_day[T0.date() - timedelta(days=1)] == 2
+    assert per_day[T0.date() - timedelta(days=5)] == 1 and sum(per_day.values()) == 7
+    forecast = dict(stats.forecast)
+    assert len(forecast) == 14 and min(forecast) == T0.date()
+    assert forecast[T0.date()] == 2                         # b in 10 minutes, c overdue
+    assert forecast[T0.date() + timedelta(days=1)] == 1     # a
+    assert sum(forecast.values()) == 3                      # removed cards are not forecast
+
+
+def test_weakest_topics_name_the_drill_command(store):
+    stats = compute_stats(store, build(store), T0)
+    # ffn: b wrong, c right, e wrong (quiz), z right -> 2/4; softmax: 2/3; attention: none answered
+    assert [(s.topic, s.correct, s.answered) for s in stats.weakest] == [("ffn", 2, 4), ("softmax", 2, 3)]
+    assert stats.to_json()["weakest_topics"][0]["command"] == "studytool quiz --topic ffn"
+
+
+def test_empty_database(store):
+    stats = compute_stats(store, [], T0)
+    doc = stats.to_json()
+    assert doc["answers_total"] == 0 and doc["decks"] == [] and doc["retention_30d"] is None
+    assert sum(doc["forecast"].values()) == 0
+
+
+def test_weakest_topics_order():
+    answers = [("a", True), ("a", False), ("b", False), ("c", True), ("d", False), ("d", False)]
+    assert [s.topic for s in weakest_topics(answers)] == ["d", "b", "a"]  # 0/2 before 0/1, then 1/2; c has no miss
