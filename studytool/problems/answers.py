@@ -44,7 +44,7 @@ _TABLE = str.maketrans({
 
 TRUE_FALSE = ("对 / True", "错 / False")  # the options a truefalse card is posed with
 _TRUE_WORDS = {"对", "正确", "是", "true", "t", "yes", "y", "√", "✓", "✔"}
-_FALSE_WORDS = {"错", "错误", "否", "不对", "false", "f", "no", "n", "✗", "✘"}
+_FALSE_WORDS = {"错", "错误", "否", "不对", "false", "f", "no", "n", "x", "✗", "✘"}  # × arrives as x
 
 
 def normalise(text: str) -> str:

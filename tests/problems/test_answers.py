@@ -1,0 +1,178 @@
+"""What learners type: formats that must be accepted, formats errors, exactness and tolerance."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from studytool.problems.answers import AnswerFormatError, format_answer, format_hint, grade, normalise
+from studytool.problems.variant import Hint, Tolerance, Variant
+
+FOUR = Tolerance(rel=1e-6, abs=5e-5)
+SCALAR = Variant("q", "scalar", 1048576)
+FLOAT = Variant("q", "scalar", -0.4472135955, FOUR)
+VECTOR = Variant("q", "vector", (-1.3416407865, -0.4472135955, 0.4472135955, 1.3416407865), FOUR)
+MATRIX = Variant("q", "matrix", ((1.0, 2.0), (3.0, 4.0)), FOUR)
+SHAPE = Variant("q", "shape", (32, 8, 10, 10), hints=(Hint((32, 10, 10), "per head"),))
+CHOICE = Variant("q", "choice", frozenset({1}), options=("a", "b", "c", "d"))
+MULTI = Variant("q", "choice", frozenset({0, 2}), options=("a", "b", "c", "d"))
+TRUE_FALSE = Variant("q", "choice", frozenset({1}), options=("对 / True", "错 / False"))
+SEQUENCE = Variant("q", "sequence", (2, 0, 1), options=("x", "y", "z"))
+ALL = [SCALAR, FLOAT, VECTOR, MATRIX, SHAPE, CHOICE, MULTI, TRUE_FALSE, SEQUENCE]
+
+
+@pytest.mark.parametrize("text", ["1048576", "1,048,576", "1 048 576", "1.048576e6", "１，０４８，５７６", "1_048_576",
+                                  "  1048576 ", "1048576.0"])
+def test_scalar_formats(text):
+    assert grade(SCALAR, text).correct
+
+
+def test_integers_are_exact_even_when_large():
+    assert not grade(SCALAR, "1048577").correct
+    big = Variant("q", "scalar", 23622320128)
+    assert grade(big, "23,622,320,128").correct
+    assert not grade(big, "23622320129").correct
+
+
+@pytest.mark.parametrize("text", ["-0.4472", "−0.4472", "ー0.4472", "-0.44721", "－０．４４７２"])
+def test_float_within_four_decimals(text):
+    assert grade(FLOAT, text).correct
+
+
+@pytest.mark.parametrize("text", ["-0.447", "-0.4473", "0.4472"])
+def test_float_outside_the_tolerance_is_wrong(text):
+    assert not grade(FLOAT, text).correct
+
+
+def test_fractions_and_percent():
+    share = Variant("q", "scalar", 2 / 3, FOUR)
+    assert grade(share, "2/3").correct
+    assert grade(share, "66.6667%").correct
+    assert grade(share, "0.6667").correct
+
+
+@pytest.mark.parametrize("text", ["[-1.3416, -0.4472, 0.4472, 1.3416]", "-1.3416 -0.4472 0.4472 1.3416",
+                                  "-1.3416，-0.4472，0.4472，1.3416", "(-1.3416、-0.4472、0.4472、1.3416)",
+                                  "【-1.3416, -0.4472, 0.4472, 1.3416】"])
+def test_vector_formats(text):
+    assert grade(VECTOR, text).correct
+
+
+def test_vector_of_the_wrong_length_is_a_format_error():
+    with pytest.raises(AnswerFormatError, match="4"):
+        grade(VECTOR, "1 2 3")
+
+
+@pytest.mark.parametrize("text", ["[[1, 2], [3, 4]]", "1 2; 3 4", "1 2\n3 4", "[1, 2], [3, 4]", "1 2 3 4",
+                                  "［［１，２］，［３，４］］"])
+def test_matrix_formats(text):
+    assert grade(MATRIX, text).correct
+
+
+def test_ragged_matrix_is_a_format_error():
+    with pytest.raises(AnswerFormatError):
+        grade(MATRIX, "[[1, 2], [3]]")
+
+
+@pytest.mark.parametrize("text", ["(32, 8, 10, 10)", "32x8x10x10", "32×8×10×10", "[32,8,10,10]", "32 8 10 10",
+                                  "32*8*10*10", "torch.Size([32, 8, 10, 10])", "３２×８×１０×１０"])
+def test_shape_formats(text):
+    assert grade(SHAPE, text).correct
+
+
+def test_shape_swapped_axes_and_known_mistakes_get_hints():
+    swapped = grade(SHAPE, "32 10 8 10")
+    assert not swapped.correct and swapped.hint
+    per_head = grade(SHAPE, "32 10 10")
+    assert not per_head.correct and per_head.hint == "per head"
+
+
+@pytest.mark.parametrize("text", ["B", "b", "2", " B ", "Ｂ"])
+def test_choice_by_letter_or_number(text):
+    assert grade(CHOICE, text).correct
+
+
+@pytest.mark.parametrize("text", ["A C", "a,c", "ac", "A、C", "1 3", "C A", "A和C"])
+def test_several_right_options(text):
+    assert grade(MULTI, text).correct
+
+
+def test_only_some_of_several_is_wrong():
+    assert not grade(MULTI, "A").correct
+
+
+@pytest.mark.parametrize("text", ["错", "F", "false", "B", "2", "×"])
+def test_true_false_words(text):
+    assert grade(TRUE_FALSE, text).correct
+
+
+@pytest.mark.parametrize("text", ["3 1 2", "3,1,2", "312", "C A B", "c a b"])
+def test_sequence_formats(text):
+    assert grade(SEQUENCE, text).correct
+
+
+@pytest.mark.parametrize(("variant", "text"), [
+    (SCALAR, ""), (SCALAR, "about a million"), (SCALAR, "1/0"), (SCALAR, "nan"), (SCALAR, "1e999"),
+    (VECTOR, "[1, 2, x, 4]"), (SHAPE, "32 x -8"), (SHAPE, "32.5 8"), (CHOICE, "E"), (CHOICE, "0"),
+    (SEQUENCE, "1 1 2"), (SEQUENCE, "4"),
+])
+def test_unreadable_input_is_a_format_error(variant, text):
+    with pytest.raises(AnswerFormatError):
+        grade(variant, text)
+
+
+def test_format_errors_are_one_line_value_errors():
+    with pytest.raises(ValueError) as error:
+        grade(SHAPE, "what?")
+    assert "\n" not in str(error.value) and "32x8x10x10" in str(error.value)
+
+
+def test_recall_is_not_graded():
+    with pytest.raises(ValueError):
+        grade(Variant("q", "recall", "reference"), "anything")
+
+
+@pytest.mark.parametrize("variant", ALL)
+def test_canonical_answer_grades_correct(variant):
+    result = grade(variant, format_answer(variant))
+    assert result.correct and result.expected == format_answer(variant)
+
+
+def test_canonical_text():
+    assert format_answer(SCALAR) == "1048576"
+    assert format_answer(VECTOR) == "[-1.3416, -0.4472, 0.4472, 1.3416]"
+    assert format_answer(SHAPE) == "[32, 8, 10, 10]"
+    assert format_answer(MULTI) == "A C"
+    assert format_answer(SEQUENCE) == "3 1 2"
+
+
+def test_format_hint_states_the_tolerance():
+    assert "5e-05" in format_hint(VECTOR) and "4" in format_hint(VECTOR)
+    assert "exact" in format_hint(SHAPE) or "精确" in format_hint(SHAPE)
+
+
+def test_normalise_handles_the_ime():
+    assert normalise("（３２，　８）") == "(32, 8)"
+    assert normalise("32×8✕10") == "32x8x10"
+    assert normalise("−1、2。5") == "-1,2.5"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40), st.sampled_from(ALL))
+def test_arbitrary_text_never_raises_anything_but_a_format_error(text, variant):
+    try:
+        result = grade(variant, text)
+    except AnswerFormatError as error:
+        assert str(error) and "\n" not in str(error)
+    else:
+        assert isinstance(result.correct, bool)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="0123456789.,-+eE/%[]()x×，、 　１２３ーabAB\n;", max_size=30), st.sampled_from(ALL))
+def test_number_like_text_never_raises_anything_but_a_format_error(text, variant):
+    try:
+        grade(variant, text)
+    except AnswerFormatError:
+        pass
