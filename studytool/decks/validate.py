@@ -117,9 +117,11 @@ def _items(node: Node, each: Callable[[Node], Any], lo: int = 1, hi: int | None 
 
 
 def _distinct(node: Node, values: list[Any], why: str = "") -> list[Any]:
+    seen = []
     for item, value in zip(node.value, values):
-        if values.count(value) > 1:
+        if value in seen:
             raise _Bad(f"{value!r} is listed twice{why}", item)
+        seen.append(value)
     return values
 
 
@@ -195,6 +197,10 @@ def _pairs(node: MappingNode) -> dict[str, Node]:
             raise _Bad(f"field {key.value!r} is given twice", key)
         found[key.value] = value
     return found
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
 
 def _near(word: str, choices) -> str:
@@ -311,6 +317,9 @@ def _card(node: Node, index: int, deck_id: str, report: _Problems) -> tuple[Card
     label = f"#{index + 1}"
     if not _is_collection(node, MappingNode, "a card must be a mapping (id: ..., kind: ...)", report, label):
         return None, None
+    id_node = _value_node(node, "id")
+    if isinstance(id_node, ScalarNode) and ID.match(id_node.value):
+        label = id_node.value   # even if the card's mapping is broken below
     before = len(report)
     try:
         pairs = _pairs(node)
@@ -327,10 +336,10 @@ def _card(node: Node, index: int, deck_id: str, report: _Problems) -> tuple[Card
     if kind in KINDS:
         for key in pairs:
             if key not in known:
-                report.add(_key_node(node, key), f"unknown field {key!r} for a {kind} card{_near(key, known)}", label)
+                report.add(_key_node(node, key), f"unknown field {key!r} for {_a(kind)} card{_near(key, known)}", label)
     missing = [key for key in (*REQUIRED_COMMON, *required) if key not in pairs]
     if missing:
-        needs = f"a {kind} card needs {', '.join(required)}" if kind in KINDS else "every card needs id, kind, topic"
+        needs = f"{_a(kind)} card needs {', '.join(required)}" if kind in KINDS else "every card needs id, kind, topic"
         report.add(node, f"missing {', '.join(repr(k) for k in missing)} ({needs})", label)
     values = {key: _convert(key, pairs[key], convert, report, label) for key, convert in known.items()
               if key in pairs and key not in ("id", "kind")}
