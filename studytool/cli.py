@@ -406,6 +406,31 @@ def stats_command(
         show_stats(console(), stats)
 
 
+# --- worksheet ---
+
+
+@app.command("worksheet")
+def worksheet_command(
+    ctx: typer.Context,
+    deck: list[str] = typer.Option([], "--deck", help="Only this deck (repeatable)."),
+    count: int = typer.Option(10, "--count", min=1, help="How many questions."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Same seed, same questions as quiz --seed."),
+    format_: str = typer.Option("md", "--format", help="md (printable Markdown) or json (one JSON document)."),
+) -> None:
+    """A printable sheet: questions, then the answer key with worked solutions."""
+    from studytool.decks.loader import load_decks
+    from studytool.render import print_json
+    from studytool.worksheet import build, to_json, to_markdown
+
+    if format_ not in ("md", "json"):
+        raise StudytoolError(_("unknown format {format!r}: use md or json").format(format=format_))
+    sheet = build(load_decks(ctx.obj), deck_ids=deck, count=count, seed=seed)
+    if format_ == "json":
+        print_json(to_json(sheet))
+    else:
+        sys.stdout.write(to_markdown(sheet))
+
+
 def main() -> None:
     try:
         app()

@@ -184,4 +184,12 @@ ZH: dict[str, str] = {
     "Weakest topics (30 days)": "最薄弱的主题（30 天）",
     "Weakest topics": "最薄弱的主题",
     "reviews": "次复习",
+    # worksheet
+    "Transformer worksheet": "Transformer 练习卷",
+    "{n} questions · seed {seed} (run again with --seed {seed} for the same sheet)":
+        "共 {n} 题 · seed {seed}（用 --seed {seed} 可再生成同一份）",
+    "Questions": "题目",
+    "Answer key": "答案与解答",
+    "Reference answer": "参考答案",
+    "unknown format {format!r}: use md or json": "未知格式 {format!r}：请用 md 或 json",
 }

@@ -1,0 +1,89 @@
+"""A printable worksheet: the selected cards posed with their seeds, then the answer key.
+
+The cards and variant seeds come from `studytool.decks.select.plan`, the rule `quiz`
+uses, so `worksheet --seed S` and `quiz --seed S` pose the same questions in the same
+order. Same seed and options give byte-identical output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from studytool.decks.model import Deck
+from studytool.i18n import _
+from studytool.problems.answers import format_answer, format_hint
+
+
+@dataclass(frozen=True)
+class Item:
+    card: str                   # deck/id
+    kind: str                   # the answer kind: scalar, vector, matrix, shape, choice, sequence, recall
+    prompt: str
+    options: tuple[str, ...]    # choice options / sequence items, as shown
+    answer: str                 # canonical text the grader accepts (recall: the reference answer)
+    answer_format: str          # how to write the answer, with the tolerance
+    solution: tuple[str, ...]   # worked steps
+    why: str | None
+    source: str
+
+    def to_json(self) -> dict:
+        return {"card": self.card, "kind": self.kind, "prompt": self.prompt, "options": list(self.options),
+                "answer": self.answer, "format": self.answer_format, "solution": list(self.solution),
+                "why": self.why, "source": self.source}
+
+
+@dataclass(frozen=True)
+class Worksheet:
+    seed: int
+    items: tuple[Item, ...]
+
+
+def build(decks: Sequence[Deck], *, deck_ids: Sequence[str] = (), count: int | None = None,
+          seed: int | None = None) -> Worksheet:
+    """Pose the selected cards (`plan`'s order and variant seeds); `seed=None` picks one."""
+    from studytool.decks.select import plan
+
+    posings = plan(decks, deck_ids=deck_ids, count=count, seed=seed)
+    items = []
+    for posing in posings:
+        card, variant = posing.card, posing.card.pose(posing.seed)
+        items.append(Item(card.key, variant.kind, variant.prompt, variant.options, format_answer(variant),
+                          format_hint(variant), variant.solution, card.why, card.source))
+    return Worksheet(posings.seed, tuple(items))
+
+
+def _options(item: Item) -> list[str]:
+    if item.kind == "choice":
+        return [f"   - {chr(ord('A') + i)}. {text}" for i, text in enumerate(item.options)]
+    return [f"   - {i + 1}. {text}" for i, text in enumerate(item.options)]
+
+
+def _one_line(text: str) -> str:
+    """Keep a card's multi-line text inside its list item."""
+    return text.strip().replace("\n", "\n   ")
+
+
+def to_markdown(sheet: Worksheet) -> str:
+    lines = [f"# {_('Transformer worksheet')}", "",
+             _("{n} questions · seed {seed} (run again with --seed {seed} for the same sheet)").format(
+                 n=len(sheet.items), seed=sheet.seed), "", f"## {_('Questions')}", ""]
+    for number, item in enumerate(sheet.items, 1):
+        lines.append(f"{number}. {_one_line(item.prompt)}")
+        lines += _options(item)
+        lines += ["", f"   *{item.answer_format}*  `{item.card}`", ""]
+    lines += [f"## {_('Answer key')}", ""]
+    for number, item in enumerate(sheet.items, 1):
+        label = _("Reference answer") if item.kind == "recall" else _("Answer")
+        lines.append(f"{number}. **{label}:** {_one_line(item.answer)}")
+        lines += [f"   - {_one_line(step)}" for step in item.solution]
+        if item.why:
+            lines.append(f"   - {_('Why')}: {_one_line(item.why)}")
+        if item.source:
+            lines.append(f"   - {_('Source')}: {item.source}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def to_json(sheet: Worksheet) -> list[dict]:
+    return [item.to_json() for item in sheet.items]

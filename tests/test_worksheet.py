@@ -1,0 +1,110 @@
+"""worksheet: the selected cards posed like quiz poses them, questions then answer key, reproducible."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from studytool.cli import app
+from studytool.config import Settings
+from studytool.decks.loader import load_decks
+from studytool.decks.model import Card, Deck
+from studytool.decks.select import plan
+from studytool.problems.answers import grade
+from studytool.worksheet import build, to_json, to_markdown
+
+HAND_MADE = Deck("hand", "Hand-made", "tests", (
+    Card("hand", "ln", "generated", "layernorm", ("self-test",), "P47 p19",
+         body={"generator": "layer_norm", "params": {"size": 4, "ask": "output"}, "example": {"x": [2, 4, 6, 8]}}),
+    Card("hand", "shapes", "generated", "multi-head", body={"generator": "multi_head_shapes"}),
+    Card("hand", "tf", "truefalse", "layernorm", why="LN 不看 batch。",
+         body={"statement": "LayerNorm 的统计量跨 batch 计算。", "answer": False}),
+    Card("hand", "recall", "recall", "residual", body={"q": "残差连接为什么要相加？", "a": "梯度有一条恒等路径。"}),
+    Card("hand", "order", "order", "encoder-block",
+         body={"q": "encoder block 的顺序？", "items": ["self-attention", "add & norm", "FFN", "add & norm（第二次）"]}),
+))
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return load_decks(Settings())
+
+
+def test_items_follow_plan_and_pose(bundled):
+    sheet = build(bundled, count=8, seed=11)
+    posings = plan(bundled, count=8, seed=11)
+    assert [item.card for item in sheet.items] == [p.card.key for p in posings]
+    assert [item.prompt for item in sheet.items] == [p.card.pose(p.seed).prompt for p in posings]
+    assert sheet.seed == 11
+
+
+def test_every_answer_in_the_key_grades_correct(bundled):
+    sheet = build(bundled, count=60, seed=3)
+    posings = plan(bundled, count=60, seed=3)
+    for item, posing in zip(sheet.items, posings):
+        variant = posing.card.pose(posing.seed)
+        if item.kind == "recall":
+            assert item.answer == variant.answer
+        else:
+            assert grade(variant, item.answer).correct, item.card
+
+
+def test_hand_made_cards_of_every_kind():
+    sheet = build([HAND_MADE], seed=1)
+    kinds = {item.card: item.kind for item in sheet.items}
+    assert kinds == {"hand/ln": "vector", "hand/shapes": "shape", "hand/tf": "choice", "hand/recall": "recall",
+                     "hand/order": "sequence"}
+    by_card = {item.card: item for item in sheet.items}
+    assert by_card["hand/tf"].answer == "B" and by_card["hand/tf"].why == "LN 不看 batch。"
+    assert by_card["hand/recall"].answer == "梯度有一条恒等路径。"
+    assert by_card["hand/ln"].solution  # worked steps
+
+
+def test_markdown_has_questions_then_the_answer_key():
+    text = to_markdown(build([HAND_MADE], seed=1))
+    questions, key = text.split("## ", 2)[1:]
+    assert all(f"{n}. " in questions and f"{n}. **" in key for n in range(1, 6))
+    assert "A. 对 / True" in questions  # options are printed with the question
+    assert "**" not in questions
+
+
+def test_json_items_have_the_contract_fields():
+    items = to_json(build([HAND_MADE], seed=1))
+    for item in items:
+        assert {"card", "kind", "prompt", "answer", "solution"} <= set(item)
+    json.dumps(items, ensure_ascii=False)
+
+
+def test_same_seed_same_sheet_and_another_seed_another(bundled):
+    assert to_markdown(build(bundled, count=10, seed=5)) == to_markdown(build(bundled, count=10, seed=5))
+    assert to_markdown(build(bundled, count=10, seed=5)) != to_markdown(build(bundled, count=10, seed=6))
+
+
+runner = CliRunner()
+
+
+def test_cli_markdown_is_byte_identical_for_the_same_seed(tmp_path):
+    env = {"STUDYTOOL_HOME": str(tmp_path), "STUDYTOOL_LANG": "en"}
+    first = runner.invoke(app, ["worksheet", "--count", "6", "--seed", "42"], env=env)
+    second = runner.invoke(app, ["worksheet", "--count", "6", "--seed", "42"], env=env)
+    assert first.exit_code == 0, first.output
+    assert first.stdout_bytes == second.stdout_bytes
+    assert first.stdout.startswith("# Transformer worksheet")
+
+
+def test_cli_json_is_one_document(tmp_path):
+    env = {"STUDYTOOL_HOME": str(tmp_path)}
+    result = runner.invoke(app, ["worksheet", "--deck", "p47-encoder", "--count", "4", "--seed", "1",
+                                 "--format", "json"], env=env)
+    assert result.exit_code == 0, result.output
+    items = json.loads(result.stdout)
+    assert len(items) == 4 and all(item["card"].startswith("p47-encoder/") for item in items)
+
+
+@pytest.mark.parametrize("args", [["--format", "pdf"], ["--deck", "no-such-deck"]])
+def test_cli_bad_options_are_one_line_errors(tmp_path, args):
+    result = runner.invoke(app, ["worksheet", *args], env={"STUDYTOOL_HOME": str(tmp_path)})
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
