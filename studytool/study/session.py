@@ -67,6 +67,7 @@ class Result:
             "topic": self.card.topic,
             "kind": self.card.kind,
             "seed": self.seed,
+            "prompt": self.variant.prompt,
             "answer": self.answer,
             "expected": self.expected,
             "correct": self.correct,

@@ -87,10 +87,14 @@ class TerminalView:
         self.console.print(f"[yellow]{escape(text)}[/]")
 
     def show_explain(self, topic: str) -> None:
+        from studytool.errors import StudytoolError
         from studytool.explain import explain
         from studytool.explain_render import render_explanation
 
-        render_explanation(explain(topic, self.decks), self.console)
+        try:
+            render_explanation(explain(topic, self.decks), self.console)
+        except StudytoolError as error:  # a topic that cannot be explained must not end the session
+            self.show_notice(str(error))
 
 
 def show_summary(console: Console, summary: Summary) -> None:
