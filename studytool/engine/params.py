@@ -73,7 +73,7 @@ def count_params(
     for name, value in (("d_model", d_model), ("n_heads", n_heads), ("num_layers", num_layers)):
         if not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if d_model % n_heads:
+    if d_model % n_heads and part not in ("embedding", "output_projection", "ffn", "layer_norm"):
         raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
     d_ff = 4 * d_model if d_ff is None else d_ff
     if not isinstance(d_ff, int) or d_ff < 1:
