@@ -147,7 +147,8 @@ def _export(write, out: Path, settings: Settings, deck_ids: list[str], variants:
     from studytool.render import console, err_console
 
     decks = load_decks(settings)
-    with Progress(console=err_console(), transient=True) as bar:
+    # The bar is for people watching a terminal; logs and pipes get only the final line.
+    with Progress(console=err_console(), transient=True, disable=not err_console().is_terminal) as bar:
         task = bar.add_task(_("Writing"), total=None)
         exported = write(decks, out, deck_ids=deck_ids, variants=variants,
                          progress=lambda done, total: bar.update(task, completed=done, total=total))
