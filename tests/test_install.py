@@ -95,8 +95,34 @@ def test_help_offers_shell_completion(venv, elsewhere):
     assert "--install-completion" in result.stdout
 
 
-def test_bundled_decks_load_from_another_directory(venv, elsewhere):
+def test_scripted_quiz_from_another_directory(venv, elsewhere):
+    """The README's promise: install, then quiz on the bundled decks, from anywhere.
+
+    `worksheet --seed 1` poses the same cards and variants as `quiz --seed 1`, so its
+    answer key scripts the quiz: the typed answer for graded cards, an attempt and
+    the rating 3 (Good) for recall cards.
+    """
+    import json
+
     cwd, env = elsewhere
-    result = run([bin_dir(venv) / "studytool", "export", "csv", cwd / "cards.csv"], cwd, env)
-    assert result.returncode == 0, result.stderr
+    studytool = bin_dir(venv) / "studytool"
+    sheet = run([studytool, "worksheet", "--count", "2", "--seed", "1", "--format", "json"], cwd, env)
+    assert sheet.returncode == 0, sheet.stderr
+    script = "".join("my attempt\n3\n" if item["kind"] == "recall" else f"{item['answer']}\n"
+                     for item in json.loads(sheet.stdout))
+    quiz = run([studytool, "quiz", "--count", "2", "--seed", "1", "--json"], cwd, env, stdin=script)
+    assert quiz.returncode == 0, quiz.stderr
+    summary = json.loads(quiz.stdout)
+    assert (summary["answered"], summary["correct"]) == (2, 2)
+    assert Path(env["STUDYTOOL_HOME"], "studytool.db").is_file()  # progress went to $STUDYTOOL_HOME
+
+
+def test_topics_and_export_from_another_directory(venv, elsewhere):
+    cwd, env = elsewhere
+    studytool = bin_dir(venv) / "studytool"
+    explain = run([studytool, "explain", "layernorm"], cwd, env)
+    assert explain.returncode == 0, explain.stderr
+    assert "LayerNorm" in explain.stdout
+    export = run([studytool, "export", "csv", cwd / "cards.csv"], cwd, env)
+    assert export.returncode == 0, export.stderr
     assert "p47-encoder" in (cwd / "cards.csv").read_text(encoding="utf-8-sig")
