@@ -80,7 +80,8 @@ def _number(token: str) -> int | float:
 
 
 def _strip_brackets(text: str) -> str:
-    return text.strip().strip("[]() ").strip()
+    """Outer brackets, and a leading "=", "≈" or "约" (about) that some learners type."""
+    return text.strip().lstrip("=≈~约").strip("[]() ").strip()
 
 
 def parse_scalar(text: str) -> int | float:
@@ -106,7 +107,7 @@ def _split_numbers(text: str) -> tuple[float, ...]:
 def parse_vector(text: str) -> tuple[float, ...]:
     """`[a, b, c]`, `a b c`, `a，b，c`."""
     text = normalise(text)
-    if text.count("[") > 1 or ";" in text:
+    if text.count("[") > 1 or text.count("(") > 1:
         raise AnswerFormatError(_("expected one list of numbers, e.g. [1, 2, 3] or 1 2 3"))
     return _split_numbers(text)
 

@@ -34,7 +34,10 @@ def num(x: float) -> str:
 
 
 def vec(xs: Sequence[float]) -> str:
-    return "[" + ", ".join(num(x) for x in xs) + "]"
+    """All integers as integers; otherwise every entry to 4 decimals, so columns line up."""
+    if all(abs(float(x) - round(float(x))) < 1e-9 for x in xs):
+        return "[" + ", ".join(num(x) for x in xs) + "]"
+    return "[" + ", ".join("0.0000" if f"{float(x):.4f}" == "-0.0000" else f"{float(x):.4f}" for x in xs) + "]"
 
 
 def mat(rows: Sequence[Sequence[float]]) -> str:

@@ -176,3 +176,12 @@ def test_number_like_text_never_raises_anything_but_a_format_error(text, variant
         grade(variant, text)
     except AnswerFormatError:
         pass
+
+
+@pytest.mark.parametrize("text", ["= 1048576", "≈1048576", "约 1,048,576"])
+def test_a_leading_equals_or_about_is_ignored(text):
+    assert grade(SCALAR, text).correct
+
+
+def test_vector_with_chinese_semicolons():
+    assert grade(VECTOR, "-1.3416；-0.4472；0.4472；1.3416").correct
