@@ -20,7 +20,7 @@ def _shape(x: Any) -> tuple[int, ...]:
     return x.shape if isinstance(x, (MetaArray, np.ndarray)) else np.shape(x)
 
 
-def _sample(x: Any, ndim: int = 0) -> Any:
+def _sample(x: Any, ndim: int = 1) -> Any:
     """A tiny real stand-in with x's dtype; Python scalars stay Python scalars (NumPy 2's weak promotion)."""
     if isinstance(x, (bool, int, float, complex)):
         return x

@@ -8,7 +8,7 @@ Batch-first (B, L, d), inference only (no dropout: PyTorch's eval mode). A modul
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -149,11 +149,16 @@ class Embedding(Module):
         return self.weight[ids]  # (B, L) -> (B, L, d_model)
 
 
+def _as_mask(mask: Any) -> Array | None:
+    return mask if mask is None or isinstance(mask, MetaArray) else np.asarray(mask)
+
+
 def _merge_masks(
     attn_mask: Array | None, key_padding_mask: Array | None, batch: int, n_heads: int
 ) -> Array | None:
     """One bool mask (True = blocked) broadcastable to the scores (B, H, Lq, Lk)."""
     masks = []
+    attn_mask, key_padding_mask = _as_mask(attn_mask), _as_mask(key_padding_mask)
     if attn_mask is not None:
         if attn_mask.dtype != np.bool_:
             raise ValueError("attn_mask must be a bool array (True = blocked)")
@@ -188,18 +193,22 @@ class MultiHeadAttention(Module):
         if bias:
             self.out_proj.bias = init.constant((d_model,), 0.0)
 
+    def _rows(self, start: int, stop: int) -> tuple[Array, Array | None]:
+        """Rows start*d .. stop*d of the fused projection: 0-1 is W_Q, 1-2 W_K, 2-3 W_V."""
+        d, b = self.d_model, self.in_proj_bias
+        return self.in_proj_weight[start * d : stop * d], None if b is None else b[start * d : stop * d]
+
     def _project(self, query: Array, key: Array, value: Array) -> tuple[Array, Array, Array]:
         """Q, K, V (B, L, d) each; one fused GEMM when query, key and value are the same array."""
-        d, w, b = self.d_model, self.in_proj_weight, self.in_proj_bias
+        d = self.d_model
         if query is key and key is value:
-            qkv = linear(query, w, b)  # (B, L, d) -> (B, L, 3d)
+            qkv = linear(query, *self._rows(0, 3))  # (B, L, d) -> (B, L, 3d)
             return qkv[..., :d], qkv[..., d : 2 * d], qkv[..., 2 * d :]
-        bias = (lambda i: None) if b is None else (lambda i: b[i * d : (i + 1) * d])
-        q = linear(query, w[:d], bias(0))
+        q = linear(query, *self._rows(0, 1))
         if key is value:
-            kv = linear(key, w[d:], None if b is None else b[d:])  # (B, Lk, d) -> (B, Lk, 2d)
+            kv = linear(key, *self._rows(1, 3))  # (B, Lk, d) -> (B, Lk, 2d)
             return q, kv[..., :d], kv[..., d:]
-        return q, linear(key, w[d : 2 * d], bias(1)), linear(value, w[2 * d :], bias(2))
+        return q, linear(key, *self._rows(1, 2)), linear(value, *self._rows(2, 3))
 
     def _split_heads(self, x: Array, name: str) -> Array:
         batch, length, _ = x.shape
@@ -263,13 +272,14 @@ class FeedForward(Module):
         return feed_forward(self._cast(x), self.linear1, self.linear2)
 
 
-def _residual(x: Array, sublayer_out: Array, norm: LayerNorm | None) -> Array:
-    """Post-LN: norm(x + sublayer(x)); Pre-LN (norm=None): x + sublayer(norm(x))."""
-    np.add(sublayer_out, x, out=sublayer_out)  # sublayer_out is a fresh temporary: reuse it
-    if norm is None:
-        record("residual add", sublayer_out)
-        return sublayer_out
-    out = norm(sublayer_out, out=sublayer_out)
+def _sublayer(x: Array, block: Callable[[Array], Array], norm: LayerNorm, norm_first: bool) -> Array:
+    """Post-LN: norm(x + block(x)); Pre-LN: x + block(norm(x))."""
+    out = block(norm(x) if norm_first else x)  # a fresh temporary: add and normalise in place
+    np.add(out, x, out=out)
+    if norm_first:
+        record("residual add", out)
+        return out
+    out = norm(out, out=out)
     record("add & norm", out)
     return out
 
@@ -296,17 +306,16 @@ class EncoderLayer(Module):
         self, src: Array, src_mask: Array | None = None, src_key_padding_mask: Array | None = None
     ) -> Array:
         x = self._cast(src)  # (B, L, d) throughout
-        attend = lambda y: self.self_attn(y, y, y, src_key_padding_mask, src_mask)[0]  # noqa: E731
-        with scope("self-attention"):
-            if self.norm_first:
-                x = _residual(x, attend(self.norm1(x)), None)
-            else:
-                x = _residual(x, attend(x), self.norm1)
-        with scope("FFN"):
-            if self.norm_first:
-                x = _residual(x, feed_forward(self.norm2(x), self.linear1, self.linear2), None)
-            else:
-                x = _residual(x, feed_forward(x, self.linear1, self.linear2), self.norm2)
+
+        def self_attention(y: Array) -> Array:
+            return self.self_attn(y, y, y, src_key_padding_mask, src_mask)[0]
+
+        def ffn(y: Array) -> Array:
+            return feed_forward(y, self.linear1, self.linear2)
+
+        for label, block, norm in (("self-attention", self_attention, self.norm1), ("FFN", ffn, self.norm2)):
+            with scope(label):
+                x = _sublayer(x, block, norm, self.norm_first)
         return x
 
 
@@ -335,22 +344,24 @@ class DecoderLayer(Module):
         tgt_key_padding_mask: Array | None = None, memory_key_padding_mask: Array | None = None,
     ) -> Array:
         x, memory = self._cast(tgt), self._cast(memory)  # x (B, L_tgt, d), memory (B, L_src, d)
-        attend_self = lambda y: self.self_attn(y, y, y, tgt_key_padding_mask, tgt_mask)[0]  # noqa: E731
-        attend_memory = lambda y: self.multihead_attn(  # noqa: E731
-            y, memory, memory, memory_key_padding_mask, memory_mask
-        )[0]
-        ff = lambda y: feed_forward(y, self.linear1, self.linear2)  # noqa: E731
+
+        def masked_self_attention(y: Array) -> Array:
+            return self.self_attn(y, y, y, tgt_key_padding_mask, tgt_mask)[0]
+
+        def cross_attention(y: Array) -> Array:  # queries from the decoder, keys and values from memory
+            return self.multihead_attn(y, memory, memory, memory_key_padding_mask, memory_mask)[0]
+
+        def ffn(y: Array) -> Array:
+            return feed_forward(y, self.linear1, self.linear2)
+
         blocks = (
-            ("masked self-attention", attend_self, self.norm1),
-            ("cross-attention", attend_memory, self.norm2),
-            ("FFN", ff, self.norm3),
+            ("masked self-attention", masked_self_attention, self.norm1),
+            ("cross-attention", cross_attention, self.norm2),
+            ("FFN", ffn, self.norm3),
         )
         for label, block, norm in blocks:
             with scope(label):
-                if self.norm_first:
-                    x = _residual(x, block(norm(x)), None)
-                else:
-                    x = _residual(x, block(x), norm)
+                x = _sublayer(x, block, norm, self.norm_first)
         return x
 
 

@@ -6,6 +6,9 @@ d=512, d_ff=2048 is 4d^2 + 2*d*d_ff = 3,145,728. The defaults count like PyTorch
 
 from __future__ import annotations
 
+import operator
+from typing import Any
+
 PARTS = (
     "embedding",
     "mha",
@@ -18,6 +21,17 @@ PARTS = (
     "transformer",
     "output_projection",
 )
+
+
+def _positive_int(name: str, value: Any) -> int:
+    """A Python int >= 1 (NumPy integers accepted, so counts never overflow int64)."""
+    try:
+        number = operator.index(value)
+    except TypeError:
+        number = 0
+    if isinstance(value, bool) or number < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return number
 
 
 def mha_params(d_model: int, bias: bool = True) -> int:
@@ -70,18 +84,17 @@ def count_params(
     """
     if part not in PARTS:
         raise ValueError(f"unknown part {part!r}; expected one of {', '.join(PARTS)}")
-    for name, value in (("d_model", d_model), ("n_heads", n_heads), ("num_layers", num_layers)):
-        if not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    d_model = _positive_int("d_model", d_model)
+    n_heads = _positive_int("n_heads", n_heads)
+    num_layers = _positive_int("num_layers", num_layers)
+    d_ff = 4 * d_model if d_ff is None else _positive_int("d_ff", d_ff)
     if d_model % n_heads and part not in ("embedding", "output_projection", "ffn", "layer_norm"):
         raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
-    d_ff = 4 * d_model if d_ff is None else d_ff
-    if not isinstance(d_ff, int) or d_ff < 1:
-        raise ValueError(f"d_ff must be a positive integer, got {d_ff!r}")
 
     if part in ("embedding", "output_projection"):
-        if not isinstance(vocab, int) or vocab < 1:
-            raise ValueError(f"part {part!r} needs a positive integer vocab, got {vocab!r}")
+        if vocab is None:
+            raise ValueError(f"part {part!r} needs vocab")
+        vocab = _positive_int("vocab", vocab)
         if part == "embedding":
             return vocab * d_model  # one d_model row per token
         return d_model * vocab + (vocab if bias else 0)

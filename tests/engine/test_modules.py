@@ -128,6 +128,15 @@ def test_bad_construction_is_a_value_error(build):
         build()
 
 
+def test_masks_may_be_nested_lists():
+    mha = MultiHeadAttention(8, 2)
+    x = np.random.default_rng(0).normal(size=(1, 3, 8))
+    np.testing.assert_array_equal(
+        mha(x, x, x, key_padding_mask=[[False, False, True]])[1],
+        mha(x, x, x, key_padding_mask=np.array([[False, False, True]]))[1],
+    )
+
+
 def test_masks_must_be_bool():
     mha = MultiHeadAttention(8, 2)
     x = np.zeros((1, 3, 8))

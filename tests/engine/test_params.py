@@ -80,3 +80,10 @@ def test_bad_arguments_are_value_errors(kwargs):
 def test_every_part_is_countable():
     for part in PARTS:
         assert count_params(part, d_model=8, n_heads=2, vocab=5) > 0
+
+
+def test_numpy_integers_are_counted_exactly():
+    import numpy as np
+
+    assert count_params("embedding", d_model=np.int64(4096), vocab=np.int32(50_000)) == 204_800_000
+    assert isinstance(count_params("mha", d_model=np.int64(64), n_heads=np.int64(8)), int)
