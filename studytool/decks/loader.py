@@ -170,6 +170,9 @@ def _compose(source: Source, name: str, problems: list[str]):
             if problems:
                 return None
         return yaml.compose(data, Loader=_loader())
+    except yaml.reader.ReaderError as error:   # a character YAML forbids; its position is a byte offset
+        line, column = _line_column(data, error.position)
+        problems.append(f"{name}:{line}:{column}: invalid YAML: {error.reason} (U+{error.character:04X})")
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         detail = f"{error.context}: {error.problem}" if error.context else error.problem
@@ -193,13 +196,18 @@ def _read(source: Source, name: str, problems: list[str]) -> bytes | None:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        column = len(data[data.rfind(b"\n", 0, error.start) + 1 : error.start].decode("utf-8", "replace")) + 1
+        line, column = _line_column(data, error.start)
         problems.append(
             f"{name}:{line}:{column}: not UTF-8 text (byte 0x{data[error.start]:02x}); save the file as UTF-8"
         )
         return None
     return data.removeprefix(b"\xef\xbb\xbf")
+
+
+def _line_column(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in characters) of a byte offset."""
+    start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset) + 1, len(data[start:offset].decode("utf-8", "replace")) + 1
 
 
 def _loader():

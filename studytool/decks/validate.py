@@ -25,6 +25,7 @@ from studytool.decks.model import Card, Deck
 ID = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
 TAGS = ("self-test", "interview", "mistake", "example", "extra", "fact")
 LETTERS = "ABCDEFGH"
+MAX_DEPTH = 8          # params/example values: a matrix is two levels
 
 _Y = "tag:yaml.org,2002:"
 STR, INT, FLOAT, BOOL, NULL = _Y + "str", _Y + "int", _Y + "float", _Y + "bool", _Y + "null"
@@ -164,13 +165,15 @@ def letters(node: Node) -> str | list[str]:
     return letter(node)
 
 
-def plain(node: Node) -> Any:
-    """Any YAML value made of the safe types, as Python (params, example)."""
+def plain(node: Node, depth: int = 0) -> Any:
+    """Any YAML value made of the safe types, as Python (params, example); at most MAX_DEPTH levels."""
     _tag_check(node)
+    if depth > MAX_DEPTH and isinstance(node, (MappingNode, SequenceNode)):
+        raise _Bad(f"nested more than {MAX_DEPTH} levels deep", node)
     if isinstance(node, MappingNode):
-        return {key: plain(value) for key, value in _pairs(node).items()}
+        return {key: plain(value, depth + 1) for key, value in _pairs(node).items()}
     if isinstance(node, SequenceNode):
-        return [plain(item) for item in node.value]
+        return [plain(item, depth + 1) for item in node.value]
     if node.tag in (INT, FLOAT):
         return number(node)
     if node.tag == BOOL:

@@ -228,3 +228,20 @@ def test_the_bundled_decks_check_clean(tmp_path):
     assert result.problems == []
     assert result.decks, "no bundled decks"
     assert result.cards >= 120   # issue 4: at least 120 cards
+
+
+def test_control_characters_are_refused_at_their_position(tmp_path):
+    path = tmp_path / "bell.yaml"
+    path.write_bytes("deck: bell\ntitle: 中\x07\ncards: []\n".encode())
+    assert check([path]) == [f"{path}:2:9: invalid YAML: control characters are not allowed (U+0007)"]
+
+
+@pytest.mark.parametrize("depth", [500, 995, 5000])
+def test_deep_nesting_is_refused_without_a_crash(tmp_path, depth):
+    path = tmp_path / "deep.yaml"
+    path.write_text("deck: deep\ntitle: Deep\ncards:\n  - id: a\n    kind: generated\n    topic: softmax\n"
+                    f"    generator: softmax\n    params: {{x: {'[' * depth}{']' * depth}}}\n")
+    problems = check([path])
+    assert len(problems) == 1
+    assert problems[0].startswith(f"{path}:8:")
+    assert problems[0].endswith(("params: nested more than 8 levels deep", "exceeded maximum nesting depth"))

@@ -1,0 +1,137 @@
+"""`studytool decks list | show | check` as a user runs them."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from studytool.cli import app
+from studytool.decks.loader import bundled_sources, scan
+
+HERE = Path(__file__).parent
+GOOD = HERE / "good" / "every-kind.yaml"
+BROKEN = HERE / "broken"
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    """An empty $STUDYTOOL_HOME, so only bundled decks and --deck-path count."""
+    monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path))
+    monkeypatch.setenv("STUDYTOOL_LANG", "en")
+    return tmp_path
+
+
+def test_check_a_good_deck():
+    result = runner.invoke(app, ["decks", "check", str(GOOD)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "ok: 1 decks, 12 cards\n"
+
+
+def test_check_prints_every_problem_and_exits_1():
+    path = BROKEN / "several-errors.yaml"
+    result = runner.invoke(app, ["decks", "check", str(path)])
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert len(lines) == 9
+    assert lines[0] == f"{path}:4:1: unknown field 'author'"
+    assert lines[-1] == f"{path}:15:5: card c3: missing 'q' (an order card needs q, items)"
+
+
+@pytest.mark.parametrize("name, line", [
+    ("alias-bomb.yaml", "6:8: aliases expand to more than 10000 nodes (an alias bomb?); refused"),
+    ("python-tag.yaml", "7:8: card rce: q: YAML tag !!python/object/apply:os.system is not allowed"),
+    ("non-utf8.yaml", "3:11: not UTF-8 text (byte 0xe9); save the file as UTF-8"),
+    ("list-not-mapping.yaml", "1:1: a deck must be a mapping with deck, title and cards, not a list"),
+])
+def test_check_broken_decks(name, line):
+    result = runner.invoke(app, ["decks", "check", str(BROKEN / name)])
+    assert result.exit_code == 1
+    assert result.stdout.startswith(f"{BROKEN / name}:{line}")
+    assert "Traceback" not in result.output
+
+
+def test_check_a_folder_reports_each_file():
+    result = runner.invoke(app, ["decks", "check", str(BROKEN)])
+    assert result.exit_code == 1
+    files = {line.split(":")[0] for line in result.stdout.splitlines()}
+    assert files == {str(path) for path in BROKEN.glob("*.yaml")}
+
+
+def test_check_without_paths_checks_the_installed_decks():
+    installed = scan(bundled_sources())
+    result = runner.invoke(app, ["decks", "check"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"ok: {len(installed.decks)} decks, {installed.cards} cards\n"
+    result = runner.invoke(app, ["--deck-path", str(GOOD), "decks", "check"])
+    assert result.stdout == f"ok: {len(installed.decks) + 1} decks, {installed.cards + 12} cards\n"
+
+
+def test_a_deck_in_the_home_folder_is_installed(home):
+    (home / "decks").mkdir()
+    (home / "decks" / "mine.yaml").write_text(GOOD.read_text(encoding="utf-8"), encoding="utf-8")
+    result = runner.invoke(app, ["decks", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "every-kind" in [entry["deck"] for entry in json.loads(result.stdout)]
+
+
+def test_list_json():
+    result = runner.invoke(app, ["--deck-path", str(GOOD), "decks", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    decks = json.loads(result.stdout)
+    mine = decks[-1]
+    assert mine == {"deck": "every-kind", "title": "每种题型各一张", "source": "tests", "file": str(GOOD),
+                    "cards": 12, "kinds": {"recall": 1, "choice": 2, "truefalse": 1, "number": 2, "vector": 2,
+                                           "shape": 1, "order": 1, "generated": 2}}
+    assert all({"deck", "title", "cards"} <= set(entry) for entry in decks)
+
+
+def test_list_table():
+    result = runner.invoke(app, ["--deck-path", str(GOOD), "decks", "list"])
+    assert result.exit_code == 0, result.output
+    assert "every-kind" in result.stdout and "每种题型各一张" in result.stdout
+
+
+def test_show_lists_the_cards():
+    result = runner.invoke(app, ["--deck-path", str(GOOD), "decks", "show", "every-kind"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    for card_id in ("ln-direction", "encoder-order", "ln-vector"):
+        assert card_id in result.stdout
+    assert "layer_norm(size=4, x=[2, 4, 6, 8])" in result.stdout
+
+
+def test_show_json_has_every_field():
+    result = runner.invoke(app, ["--deck-path", str(GOOD), "decks", "show", "every-kind", "--json"])
+    shown = json.loads(result.stdout)
+    assert shown["deck"] == "every-kind" and len(shown["cards"]) == 12
+    assert shown["cards"][1] == {"id": "ln-batch-free", "kind": "choice", "topic": "bn-vs-ln",
+                                 "tags": ["mistake", "interview"], "source": "", "why": "它们只看单个样本。",
+                                 "q": "哪些归一化与 batch 大小无关？", "options": ["BatchNorm", "LayerNorm", "RMSNorm", "都有关"],
+                                 "answer": ["B", "C"]}
+
+
+def test_show_an_unknown_deck_is_a_one_line_error():
+    result = runner.invoke(app, ["decks", "show", "nope"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("studytool: unknown deck 'nope'; decks: ")
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_broken_extra_deck_stops_other_commands_cleanly():
+    path = BROKEN / "duplicate-ids.yaml"
+    result = runner.invoke(app, ["--deck-path", str(path), "decks", "list"])
+    assert result.exit_code == 1
+    assert result.stderr == f"studytool: {path}:14:9: card same: duplicate card id (first used on line 4)\n"
+
+
+def test_check_in_a_real_process(home):
+    """The installed entry point: exit status 1 and the messages, no traceback."""
+    path = BROKEN / "unknown-kind.yaml"
+    done = subprocess.run([sys.executable, "-m", "studytool", "decks", "check", str(path)],
+                          capture_output=True, text=True, encoding="utf-8")
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[0].startswith(f"{path}:5:11: card c1: unknown kind 'multiple-choice'")
+    assert done.stderr == ""
