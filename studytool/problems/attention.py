@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from studytool import engine
-from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, mat, num, pick, plain, rows, vec
+from studytool.problems.drawing import FOUR_DECIMALS, TRIES, distinct_ints, floats, mat, num, pick, plain, rows, vec
 from studytool.problems.variant import Hint, Variant
 
 SOFTMAX_ASKS = ("vector", "max")
@@ -59,12 +59,13 @@ def _tiny_inputs(rng: np.random.Generator, len_q, len_k, d_k) -> tuple[np.ndarra
     d_k = d_k or pick(rng, (2, 4))
     len_q = len_q or 1
     len_k = len_k or (2 if d_k > 2 else int(rng.integers(2, 4)))
-    while True:
+    for _ in range(TRIES):
         q = rng.integers(-2, 3, size=(len_q, d_k))
         k = rng.integers(-2, 3, size=(len_k, d_k))
-        scores = q @ k.T
+        scores = q @ k.T  # (Lq, d_k) @ (d_k, Lk) -> (Lq, Lk)
         if all(len(set(row)) == len_k for row in scores):
-            return q, k, rng.integers(0, 5, size=(len_k, 2))
+            break
+    return q, k, rng.integers(0, 5, size=(len_k, 2))
 
 
 def _shaped(a: np.ndarray) -> tuple[str, tuple]:
@@ -92,9 +93,10 @@ def attention_scores(rng: np.random.Generator, *, q, k, v, len_q, len_k, d_k, d_
     if ask in ("d_k", "scale"):
         return _head_width(rng, d_model, n_heads, ask)
     if q is None or k is None or v is None:
+        pinned = [m for m in (k, v) if m is not None]
         dq, dk, dv = _tiny_inputs(rng, len_q or (len(q) if q is not None else None),
-                                  len_k or (len(k) if k is not None else None),
-                                  d_k or (len(q[0]) if q is not None else len(k[0]) if k is not None else None))
+                                  len_k or (len(pinned[0]) if pinned else None),
+                                  d_k or next((len(m[0]) for m in (q, k) if m is not None), None))
         q, k, v = (dq if q is None else q), (dk if k is None else k), (dv if v is None else v)
     qs, ks, vs = (np.asarray(a, dtype=float) for a in (q, k, v))
     width = qs.shape[1]

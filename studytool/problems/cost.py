@@ -24,7 +24,8 @@ def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads
     The notes' example pins batch=32, seq_len=10, d_model=512, n_heads=8, ask=scores: 32·8·10²·64 = 1,638,400.
     """
     ask = ask or pick(rng, ASKS)
-    h = n_heads if n_heads is not None else pick(rng, (4, 8, 16))
+    heads = [c for c in (4, 8, 16) if d_model is None or d_model % c == 0] or [1]
+    h = n_heads if n_heads is not None else pick(rng, heads)
     d = d_model if d_model is not None else h * pick(rng, (32, 64, 128))
     b = batch if batch is not None else int(rng.integers(1, 65))
     length = seq_len if seq_len is not None else pick(rng, (16, 64, 128, 256, 512, 1024, 2048, 4096))

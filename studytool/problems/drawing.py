@@ -11,6 +11,9 @@ from studytool.problems.variant import Tolerance
 
 T = TypeVar("T")
 
+# Rejection sampling gives up after this many tries (pinned values may make "distinct" impossible).
+TRIES = 100
+
 # Floats are shown and accepted to 4 decimals (the notes' -1.3416, -0.4472 ...).
 FOUR_DECIMALS = Tolerance(rel=1e-6, abs=5e-5)
 

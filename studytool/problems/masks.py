@@ -33,7 +33,8 @@ def causal_mask(rng: np.random.Generator, *, n, t, ask) -> Variant:
     The notes' example is the decoder input "<s> 我 爱 AI": n=4, ask=matrix.
     """
     ask = ask or pick(rng, CAUSAL_ASKS)
-    n = n if n is not None else int(rng.integers(3, 7))
+    least = 3 if t is None else max(3, t + 1)  # a pinned step must exist
+    n = n if n is not None else int(rng.integers(least, max(7, least + 1)))
     blocked = engine.causal_mask(n)           # (n, n) bool, True = blocked
     allowed = (~blocked).astype(int)          # 1 = may attend
     params = {"n": n, "ask": ask}
@@ -112,7 +113,8 @@ def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Vari
     """
     ask = ask or pick(rng, TEACHER_ASKS)
     if target is None:
-        source, target = pick(rng, SENTENCES) if source is None else (source, pick(rng, SENTENCES)[1])
+        long_enough = [pair for pair in SENTENCES if t is None or len(pair[1]) >= t]  # a pinned step must exist
+        source, target = pick(rng, long_enough) if source is None else (source, pick(rng, long_enough)[1])
     source = source if source is not None else "…"
     words = tuple(target)
     decoder_input = (START, *words)  # shifted right: starts with <s>

@@ -15,7 +15,8 @@ _FULL = "偏置和 LayerNorm 的 γ、β 都算上，同 PyTorch 的 nn.Transfor
 
 
 def _sizes(rng: np.random.Generator, d_model, n_heads, d_ff, vocab, num_layers) -> tuple[int, int, int, int, int]:
-    d = d_model if d_model is not None else pick(rng, (64, 128, 256, 512, 768, 1024))
+    widths = [w for w in (64, 128, 256, 512, 768, 1024) if n_heads is None or w % n_heads == 0]
+    d = d_model if d_model is not None else pick(rng, widths or [64 * n_heads])
     heads = [h for h in (4, 8, 16) if d % h == 0] or [1]
     h = n_heads if n_heads is not None else pick(rng, heads)
     d_ff = d_ff if d_ff is not None else 4 * d

@@ -47,7 +47,8 @@ def positional_encoding(rng: np.random.Generator, *, d_model, pos, j, ask) -> Va
     The notes' example pins d_model=3, pos=1, ask=row: [0.841471, 0.540302, 0.002154] (pos 0-3 in the notes).
     """
     ask = ask or pick(rng, ASKS)
-    d_model = d_model if d_model is not None else int(rng.integers(3, 7))
+    least = 3 if j is None else max(3, j + 1)  # a pinned column must exist
+    d_model = d_model if d_model is not None else int(rng.integers(least, max(7, least + 1)))
     pos = pos if pos is not None else int(rng.integers(1, 10))
     row = engine.positional_encoding(pos + 1, d_model)[pos]  # (pos+1, d) -> the row at pos
     params = {"d_model": d_model, "pos": pos, "ask": ask}

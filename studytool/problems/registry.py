@@ -142,7 +142,9 @@ def numbers(min_len: int, max_len: int, *, lo: float = -1000, hi: float = 1000, 
 
 
 def matrix(max_rows: int, max_cols: int, *, min_rows: int = 1, min_cols: int = 1, lo: float = -1000,
-           hi: float = 1000) -> Check:
+           hi: float = 1000, spread: bool = False) -> Check:
+    """Rows of numbers; `spread`: every row and every column varies (non-zero variance both ways)."""
+
     def check(value: Any) -> str | None:
         rows_ok = isinstance(value, (list, tuple)) and all(isinstance(r, (list, tuple)) for r in value)
         if not rows_ok or not all(_is_number(v) for r in value for v in r):
@@ -153,6 +155,8 @@ def matrix(max_rows: int, max_cols: int, *, min_rows: int = 1, min_cols: int = 1
             return f"rows must all have the same length, {min_cols}..{max_cols}"
         if not all(lo <= v <= hi for r in value for v in r):
             return f"values must lie in {lo}..{hi}"
+        if spread and any(len(set(line)) < 2 for line in [*value, *zip(*value)]):
+            return "every row and every column must have two different values (non-zero variance)"
         return None
 
     return check
@@ -185,16 +189,15 @@ def _divisible(p: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _range_holds(count: str, fixed: str) -> Callable[[Mapping[str, Any]], str | None]:
-    """`low..high` must hold `size` distinct values unless the values are pinned."""
+def _range_holds(count: str, fixed: str, drawn_max: int) -> Callable[[Mapping[str, Any]], str | None]:
+    """`low..high` must hold `count` distinct values (`drawn_max` when drawn) unless the values are pinned."""
 
     def check(p: Mapping[str, Any]) -> str | None:
         if p.get(fixed) is not None:
             return None
-        if p["low"] >= p["high"]:
-            return f"low ({p['low']}) must be below high ({p['high']})"
-        if p.get(count) is not None and p["high"] - p["low"] + 1 < p[count]:
-            return f"low..high must hold {p[count]} distinct integers"
+        needed = p[count] if p.get(count) is not None else drawn_max
+        if p["high"] - p["low"] + 1 < needed:
+            return f"low..high ({p['low']}..{p['high']}) must hold {needed} distinct integers"
         return None
 
     return check
@@ -247,6 +250,9 @@ def _attention_inputs(p: Mapping[str, Any]) -> str | None:
         return "q and k must have the same number of columns (d_k)"
     if k is not None and v is not None and len(k) != len(v):
         return "k and v must have the same number of rows (one value per key)"
+    widths = {len(m[0]) for m in (q, k) if m is not None}
+    if p.get("d_k") is not None and widths and widths != {p["d_k"]}:
+        return f"d_k ({p['d_k']}) must be the number of columns of q and k"
     return None
 
 
@@ -292,23 +298,23 @@ _GENERATORS: tuple[Generator, ...] = (
         ),
         {"x": [1, 2, 3, 4], "ask": "output"},
         "studytool.problems.norms:layer_norm",
-        (_range_holds("size", "x"), _pinned_length("x", "size")),
+        (_range_holds("size", "x", 5), _pinned_length("x", "size")),
     ),
     Generator(
         "batch_norm",
         "BatchNorm of a small batch: per-dimension mean/std, normalized matrix; LN on the same matrix; axes.",
         _params(
             Param("x", "the batch, rows = samples, pinned (default: drawn)", None,
-                  matrix(4, 4, min_rows=2, min_cols=2)),
-            Param("batch", "number of samples (default: drawn from 2..3)", None, int_in(2, 4)),
-            Param("features", "number of features per sample (default: drawn from 2..3)", None, int_in(2, 4)),
+                  matrix(4, 4, min_rows=2, min_cols=2, spread=True)),
+            Param("batch", "number of samples (default: drawn from 2..3)", None, int_in(2, 3)),
+            Param("features", "number of features per sample (default: drawn from 2..3)", None, int_in(2, 3)),
             Param("low", "smallest drawn value", 0, int_in(-99, 99)),
             Param("high", "largest drawn value", 15, int_in(-99, 99)),
             _ask("mean", "std", "output", "ln_output", "axis"),
         ),
         {"x": [[1, 10], [3, 14]], "ask": "output"},
         "studytool.problems.norms:batch_norm",
-        (_small_batch, _range_holds("batch", "x")),
+        (_small_batch, _range_holds("batch", "x", 3)),
     ),
     Generator(
         "positional_encoding",
@@ -335,7 +341,7 @@ _GENERATORS: tuple[Generator, ...] = (
         ),
         {"x": [1, 2, 3], "ask": "vector"},
         "studytool.problems.attention:softmax",
-        (_range_holds("size", "x"), _pinned_length("x", "size")),
+        (_range_holds("size", "x", 4), _pinned_length("x", "size")),
     ),
     Generator(
         "attention_scores",
@@ -353,7 +359,8 @@ _GENERATORS: tuple[Generator, ...] = (
         ),
         {"d_model": 512, "n_heads": 8, "ask": "d_k"},
         "studytool.problems.attention:attention_scores",
-        (_divisible, _attention_inputs, _pinned_length("q", "len_q"), _pinned_length("k", "len_k")),
+        (_divisible, _attention_inputs, _pinned_length("q", "len_q"), _pinned_length("k", "len_k"),
+         _pinned_length("v", "len_k")),
     ),
     Generator(
         "multi_head_shapes",
@@ -385,7 +392,7 @@ _GENERATORS: tuple[Generator, ...] = (
             Param("lengths", "real lengths of the sentences, pinned (default: drawn)", None,
                   numbers(1, 6, lo=1, hi=12, integers=True)),
             Param("batch", "number of sentences (default: drawn from 2..4)", None, int_in(1, 6)),
-            Param("max_len", "padded length (default: drawn from 3..6)", None, int_in(1, 12)),
+            Param("max_len", "padded length (default: drawn from 3..6)", None, int_in(2, 12)),
             _ask("matrix", "count"),
         ),
         {"lengths": [3, 5, 2], "max_len": 5, "ask": "matrix"},

@@ -15,7 +15,7 @@ from functools import cache
 import numpy as np
 
 from studytool import engine
-from studytool.problems.drawing import pick, shape
+from studytool.problems.drawing import TRIES, pick, shape
 from studytool.problems.variant import Hint, Variant
 
 _STAND_IN = {"batch": 2, "src_len": 3, "tgt_len": 5, "n_heads": 7, "d_k": 11, "d_ff": 13, "vocab": 17}
@@ -67,10 +67,6 @@ def _solution(part: str, prefix: str, sizes: Sizes, upto: str, labels: Mapping[s
         if name == upto:
             break
     return tuple(lines)
-
-
-# Rejection sampling gives up on distinct sizes after this many tries (pinned sizes may collide).
-TRIES = 100
 
 
 def _distinct_sizes(rng: np.random.Generator, batch, seq_len, d_model, n_heads) -> dict[str, int]:

@@ -1,0 +1,63 @@
+"""Any mix of pinned and drawn parameters: either `validate` names the problem, or the draw works."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from studytool.problems import registry
+from studytool.problems.answers import format_answer, grade
+
+small = st.integers(-9, 9)
+matrix = st.integers(1, 4).flatmap(
+    lambda cols: st.lists(st.lists(st.integers(-3, 3), min_size=cols, max_size=cols), min_size=1, max_size=4))
+
+VALUES = {
+    "x": st.lists(small, min_size=2, max_size=8) | st.lists(st.lists(small, min_size=2, max_size=3), min_size=2,
+                                                            max_size=3),
+    "size": st.integers(1, 9), "low": st.integers(-10, 10), "high": st.integers(-10, 10),
+    "scale": st.integers(0, 6), "shift": st.integers(-6, 6),
+    "batch": st.integers(1, 70), "features": st.integers(1, 4), "seq_len": st.integers(1, 130),
+    "d_model": st.integers(1, 1100), "n_heads": st.integers(1, 20), "src_len": st.integers(1, 70),
+    "tgt_len": st.integers(1, 70), "d_ff": st.integers(1, 5000), "vocab": st.integers(1, 50000),
+    "num_layers": st.integers(1, 13), "pos": st.integers(0, 20), "j": st.integers(0, 10), "n": st.integers(1, 13),
+    "t": st.integers(0, 12), "lengths": st.lists(st.integers(1, 12), min_size=1, max_size=6),
+    "max_len": st.integers(1, 12), "q": matrix, "k": matrix, "v": matrix, "len_q": st.integers(1, 3),
+    "len_k": st.integers(1, 5), "d_k": st.integers(1, 5),
+    "target": st.lists(st.sampled_from(["我", "爱", "AI", "深度", "学习", "狗", "猫"]), min_size=1, max_size=7,
+                       unique=True),
+    "source": st.sampled_from(["I love AI", "deep learning"]), "convention": st.sampled_from(["notes", "full"]),
+}
+
+
+def params_for(name: str):
+    generator = registry.get(name)
+    fields = {p: st.sampled_from(generator.params["ask"].choices) if p == "ask" else VALUES[p]
+              for p in generator.params}
+    return st.fixed_dictionaries({}, optional=fields)
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_valid_params_draw_and_grade_invalid_ones_are_refused(name):
+    generator = registry.get(name)
+
+    @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(params_for(name), st.integers(0, 2**32 - 1))
+    def check(params, seed):
+        problems = generator.validate(params)
+        rng = np.random.default_rng(seed)
+        if problems:
+            with pytest.raises(ValueError):
+                generator.draw(rng, **params)
+            return
+        variant = generator.draw(rng, **params)
+        if variant.kind not in ("choice", "sequence"):
+            flat = np.asarray(variant.answer, dtype=float).ravel()
+            assert all(math.isfinite(x) for x in flat)
+        assert grade(variant, format_answer(variant)).correct
+
+    check()
