@@ -13,13 +13,22 @@ from typing import Any
 
 import numpy as np
 
+from .meta import MetaArray
 from .tracing import record
 
 Array = Any  # an ndarray, or a shape-only MetaArray (see meta.py) on the same code path
 
 
+def _as_float(x: Any) -> Array:
+    """Lists and integer arrays become float64; float arrays (any precision) and MetaArrays pass through."""
+    if isinstance(x, MetaArray) or (isinstance(x, np.ndarray) and x.dtype.kind == "f"):
+        return x
+    return np.asarray(x, dtype=np.float64)
+
+
 def softmax(x: Array, axis: int = -1, out: Array | None = None) -> Array:
     """Numerically stable softmax; a slice that is all -inf (fully masked) gives zeros, not NaN."""
+    x = _as_float(x)
     m = x.max(axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0.0)  # all -inf: subtract 0 so exp gives 0, not exp(nan)
     e = np.subtract(x, m, out=out)
@@ -40,6 +49,7 @@ def layer_norm(
 
     Biased variance (divide by K, not K-1); eps inside the square root.
     """
+    x = _as_float(x)
     mean = x.mean(axis=-1, keepdims=True)
     centred = np.subtract(x, mean, out=out)
     var = np.square(centred).mean(axis=-1, keepdims=True)
@@ -53,6 +63,7 @@ def layer_norm(
 
 def batch_norm(x: Array, eps: float = 1e-5) -> Array:
     """Normalise each feature over the batch (axis 0) with batch statistics (training-mode BatchNorm)."""
+    x = _as_float(x)
     mean = x.mean(axis=0, keepdims=True)
     var = np.square(x - mean).mean(axis=0, keepdims=True)  # biased: divide by N
     return (x - mean) / np.sqrt(var + eps)
@@ -96,6 +107,7 @@ def scaled_dot_product_attention(
     `mask` is bool, True = blocked, broadcastable to (..., Lq, Lk). A query whose keys are all
     blocked gets all-zero weights and a zero output.
     """
+    q, k, v = _as_float(q), _as_float(k), _as_float(v)
     d_k = q.shape[-1]
     scores = np.matmul(q, k.swapaxes(-1, -2))  # (..., Lq, d_k) @ (..., d_k, Lk) -> (..., Lq, Lk)
     np.multiply(scores, 1.0 / math.sqrt(d_k), out=scores)
