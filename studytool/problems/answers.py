@@ -250,11 +250,19 @@ def grade(variant: Variant, text: str) -> Grade:
         return Grade(True, expected)
     for hint in variant.hints:
         try:
-            if _matches(variant.kind, given, hint.answer, variant.tolerance):
+            if _matches(variant.kind, given, hint.answer, _hint_tolerance(variant, hint.answer)):
                 return Grade(False, expected, hint.message)
         except (TypeError, ValueError):
             continue  # a hint answer of another form never matches
     return Grade(False, expected, _generic_hint(variant, given))
+
+
+def _hint_tolerance(variant: Variant, wrong: Any) -> Tolerance | None:
+    """A wrong method's float result (e.g. √512 for an exact √64) is typed rounded: match it to 4 decimals."""
+    if variant.tolerance is None and variant.kind in ("scalar", "vector", "matrix") \
+            and any(not float(x).is_integer() for x in _flat(wrong)):
+        return Tolerance(rel=1e-6, abs=5e-5)
+    return variant.tolerance
 
 
 def _generic_hint(variant: Variant, given: Any) -> str | None:
@@ -276,11 +284,11 @@ def _decimals(tolerance: Tolerance | None) -> int | None:
 
 
 def format_number(value: float, tolerance: Tolerance | None = None) -> str:
-    if float(value).is_integer() and abs(value) < 1e15:
-        whole = int(value)
-        decimals = _decimals(tolerance)
-        return str(whole) if tolerance is None or not decimals else f"{value:.{decimals}f}"
+    """Integers in full; floats to the decimals the tolerance allows (in full when it allows none)."""
     decimals = _decimals(tolerance)
+    if isinstance(value, numbers.Integral) or float(value).is_integer() and abs(value) < 2**53:
+        if not decimals:
+            return str(int(value))
     if decimals is None:
         return repr(float(value))
     text = f"{value:.{decimals}f}"

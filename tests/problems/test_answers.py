@@ -185,3 +185,16 @@ def test_a_leading_equals_or_about_is_ignored(text):
 
 def test_vector_with_chinese_semicolons():
     assert grade(VECTOR, "-1.3416；-0.4472；0.4472；1.3416").correct
+
+
+def test_a_wrong_method_with_a_float_result_is_recognised_when_typed_rounded():
+    scale = Variant("q", "scalar", 8, hints=(Hint(22.62741699796952, "used d_model"),))
+    assert grade(scale, "22.6274").hint == "used d_model"
+    assert grade(scale, "8").correct
+
+
+def test_huge_integers_print_in_full():
+    huge = Variant("q", "scalar", 10**16 + 1)
+    assert format_answer(huge) == "10000000000000001"
+    assert grade(huge, "10,000,000,000,000,001").correct
+    assert not grade(huge, "1e16").correct
