@@ -54,19 +54,15 @@ def test_kill_9_mid_session_loses_at_most_the_unanswered_card(tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL
-    con = sqlite3.connect(db)
-    assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    assert con.execute("SELECT count(*) FROM reviews").fetchone() == (3,)
-    assert con.execute("SELECT count(*) FROM cards").fetchone() == (3,)  # each answer moved its schedule
-    con.close()
-    with open_store(db) as store:  # and the file opens fine for the next session
+    with open_store(db) as store:  # the next session opens it as the killed one left it (WAL and all)
+        assert store.con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert store.answers_total() == 3
+        assert len(store.scheduled_keys()) == 3  # each answer moved its schedule
 
 
 def test_two_cli_sessions_at_once_both_finish(tmp_path):
     drill_deck(tmp_path, n=40)
-    home = tmp_path / "home"
-    open_store(home / "studytool.db").close()
+    home = tmp_path / "home"  # no database yet: both sessions race to create it
     procs = [studytool(home, "--deck-path", str(tmp_path), "quiz", "--deck", "drill", "--count", "40", "--json")
              for _ in range(2)]
     outs = [proc.communicate("7\n" * 40, timeout=WAIT_S) for proc in procs]
