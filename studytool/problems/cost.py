@@ -59,8 +59,7 @@ def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads
     steps = (score_step, projection_step,
              f"两者相等：B·L²·d = B·L·d² ⇒ L = d = {crossover}；L 更长时 L² 项占主导")
     hints = (Hint(d_k, "所有头加起来是 h·d_k = d_model：比较的是 B·L²·d 和 B·L·d²。"),
-             Hint(4 * d, "问的是和一个投影比，不是四个投影之和。"),
-             Hint(round(math.sqrt(d)), "把 L² 和 d² 对齐：B·L²·d = B·L·d² 约掉 B·L·d 得 L = d。"))
+             Hint(4 * d, "问的是和一个投影比，不是四个投影之和。"))
     head = f"自注意力，batch B = {b}，d_model = {d}，h = {h}（d_k = {d_k}）。一次乘加算 1 次。"
     return Variant(head + "序列长 L 等于多少时，所有头的 QKᵀ 乘加数恰好等于一个 d×d 投影的乘加数"
                    "（再长就由 L² 项主导）？", "scalar", crossover, None, steps, hints, params=params)

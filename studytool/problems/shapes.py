@@ -126,7 +126,7 @@ def multi_head_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, n_he
     step, what = _MHA_STEP[ask]
     answer = concrete(axes_of("encoder", step), sizes)
     prompt = (f"多头自注意力（batch 在前）：输入 X 的形状是 [B, L, d_model] = {shape((b, length, d))}，"
-              f"头数 h = {h}。{what}的形状是什么？")
+              f"头数 h = {h}。{what}，形状是什么？")
     steps = (f"d_k = d_model / h = {d} / {h} = {sizes['d_k']}",) + _solution("encoder", "self-attention:", sizes, step)
     params = {"batch": b, "seq_len": length, "d_model": d, "n_heads": h, "ask": ask}
     return Variant(prompt, "shape", answer, None, steps, _mha_hints(ask, sizes), params=params)
@@ -192,7 +192,7 @@ def cross_attention_shapes(rng: np.random.Generator, *, batch, src_len, tgt_len,
         hints += (Hint((b, h, ls, lt), "行对应 query（decoder，L_tgt），列对应 key（encoder，L_src）。"),
                   Hint((b, lt, ls), "别忘了头的维度 h。"))
     steps = _solution("decoder", "cross-attention:", s, step, _CROSS_LABELS)
-    return Variant(head + f"{what}的形状是什么？", "shape", answer, None, steps, hints, params=params)
+    return Variant(head + f"{what}，形状是什么？", "shape", answer, None, steps, hints, params=params)
 
 
 def ffn_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, d_ff, ask) -> Variant:
