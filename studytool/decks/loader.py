@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
+from functools import cache
 from dataclasses import dataclass, field
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -134,11 +135,11 @@ def _read_deck(source: Source, name: str, problems: list[str]) -> tuple[Deck | N
     """One file's deck (None if it has problems, appended) and where its id is."""
     from studytool.decks.validate import validate_deck
 
-    with _gc_paused():   # the node graph is freed on return, before collection resumes
+    with _gc_paused():
         root = _compose(source, name, problems)
-        if problems:
-            return None, (1, 1)
-        return validate_deck(root, name, problems)
+        found = validate_deck(root, name, problems) if not problems else (None, (1, 1))
+        del root   # free the node graph now, before the collector resumes and would walk it
+    return found
 
 
 @contextmanager
@@ -210,10 +211,34 @@ def _line_column(data: bytes, offset: int) -> tuple[int, int]:
     return data.count(b"\n", 0, offset) + 1, len(data[start:offset].decode("utf-8", "replace")) + 1
 
 
-def _loader():
+@cache
+def _loader() -> type:
+    """The safe loader, libyaml's when PyYAML has it, with a quicker tag resolver.
+
+    The composer asks the resolver for every scalar's type; most deck scalars
+    are text whose first character cannot start a number, bool or null, and
+    those are answered without trying the resolver's regular expressions.
+    """
     import yaml
 
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    starts = base.yaml_implicit_resolvers   # first character -> the implicit types it may begin
+    if None in starts:                       # a resolver for any first character: no shortcut
+        return base
+
+    class Loader(base):
+        def resolve(self, kind, value, implicit):
+            if kind is yaml.ScalarNode and implicit[0] and value and value[0] not in starts:
+                return "tag:yaml.org,2002:str"
+            return super().resolve(kind, value, implicit)
+
+        def descend_resolver(self, current_node, current_index):
+            pass   # no path resolvers are registered
+
+        def ascend_resolver(self):
+            pass
+
+    return Loader
 
 
 def _bound_aliases(data: bytes, name: str, problems: list[str]) -> None:

@@ -15,6 +15,7 @@ import difflib
 import math
 import re
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import yaml
@@ -30,6 +31,7 @@ MAX_DEPTH = 8          # params/example values: a matrix is two levels
 _Y = "tag:yaml.org,2002:"
 STR, INT, FLOAT, BOOL, NULL = _Y + "str", _Y + "int", _Y + "float", _Y + "bool", _Y + "null"
 SAFE_TAGS = frozenset({STR, INT, FLOAT, BOOL, NULL, _Y + "seq", _Y + "map"})
+TEXT, NUMBER, ID_TAGS = frozenset({STR}), frozenset({INT, FLOAT}), frozenset({STR, INT})
 _NAMES = {STR: "text", INT: "an integer", FLOAT: "a number", BOOL: "true/false", NULL: "nothing"}
 
 _construct = yaml.constructor.SafeConstructor()
@@ -59,7 +61,7 @@ def _got(node: Node) -> str:
     return _NAMES.get(node.tag, node.tag)
 
 
-def _scalar(node: Node, tags: frozenset[str] | set[str], want: str) -> ScalarNode:
+def _scalar(node: Node, tags: frozenset[str], want: str) -> ScalarNode:
     _tag_check(node)
     if not isinstance(node, ScalarNode) or node.tag not in tags:
         raise _Bad(f"must be {want}, got {_got(node)}", node)
@@ -67,25 +69,27 @@ def _scalar(node: Node, tags: frozenset[str] | set[str], want: str) -> ScalarNod
 
 
 def text(node: Node) -> str:
-    value = _scalar(node, {STR}, "text").value
+    value = _scalar(node, TEXT, "text").value
     if not value.strip():
         raise _Bad("must not be empty", node)
     return value
 
 
 def ident(node: Node) -> str:
-    value = _scalar(node, {STR, INT}, "an id").value
+    value = _scalar(node, ID_TAGS, "an id").value
     if not ID.match(value):
         raise _Bad(f"{value!r} is not a valid id (lowercase letters, digits and hyphens, e.g. ln-direction)", node)
     return value
 
 
 def boolean(node: Node) -> bool:
-    return _construct.construct_yaml_bool(_scalar(node, {BOOL}, "true or false"))
+    return _construct.construct_yaml_bool(_scalar(node, frozenset({BOOL}), "true or false"))
 
 
 def number(node: Node) -> int | float:
-    node = _scalar(node, {INT, FLOAT}, "a number")
+    node = _scalar(node, NUMBER, "a number")
+    if node.tag == INT and node.value.isdecimal() and node.value[0] != "0":
+        return int(node.value)   # the common case; YAML's own rules for 0x.., 017, 1_000, 1:30 below
     value = _construct.construct_yaml_int(node) if node.tag == INT else _construct.construct_yaml_float(node)
     if not math.isfinite(value):
         raise _Bad("must be a finite number", node)
@@ -155,7 +159,7 @@ def tags(node: Node) -> list[str]:
 def letters(node: Node) -> str | list[str]:
     """`B` or `[A, C]`; checked against the options by the card."""
     def letter(item: Node) -> str:
-        value = _scalar(item, {STR}, "a letter").value
+        value = _scalar(item, TEXT, "a letter").value
         if len(value) != 1 or value not in LETTERS:
             raise _Bad(f"{value!r} is not an option letter (A, B, C ...)", item)
         return value
@@ -226,6 +230,7 @@ KINDS: dict[str, tuple[dict[str, Callable[[Node], Any]], tuple[str, ...]]] = {
     "order": ({"q": text, "items": order_items}, ("q", "items")),
     "generated": ({"generator": text, "params": mapping, "example": mapping}, ("generator",)),
 }
+KNOWN = {kind: {**COMMON, **own} for kind, (own, _) in KINDS.items()}   # every field a card of the kind may have
 DECK_FIELDS = {"deck": ident, "title": text, "source": text, "cards": None}
 REQUIRED_DECK = ("deck", "title", "cards")
 
@@ -335,7 +340,7 @@ def _card(node: Node, index: int, deck_id: str, report: _Problems) -> tuple[Card
     if kind is not None and kind not in KINDS:
         report.add(pairs["kind"], f"unknown kind {kind!r}; kinds are {', '.join(KINDS)}{_near(kind, KINDS)}", label)
     own, required = KINDS.get(kind, ({}, ()))
-    known = {**COMMON, **own}
+    known = KNOWN.get(kind, COMMON)
     if kind in KINDS:
         for key in pairs:
             if key not in known:
@@ -344,8 +349,8 @@ def _card(node: Node, index: int, deck_id: str, report: _Problems) -> tuple[Card
     if missing:
         needs = f"{_a(kind)} card needs {', '.join(required)}" if kind in KINDS else "every card needs id, kind, topic"
         report.add(node, f"missing {', '.join(repr(k) for k in missing)} ({needs})", label)
-    values = {key: _convert(key, pairs[key], convert, report, label) for key, convert in known.items()
-              if key in pairs and key not in ("id", "kind")}
+    values = {key: _convert(key, value, known[key], report, label) for key, value in pairs.items()
+              if key in known and key not in ("id", "kind")}
     _check_topic(pairs, values, report, label)
     if kind == "choice":
         _check_letters(pairs, values, report, label)
@@ -396,11 +401,17 @@ def _convert(field: str, node: Node, convert: Callable[[Node], Any], report: _Pr
 # --- checks across fields and against other modules ---
 
 def _check_topic(pairs: dict[str, Node], values: dict[str, Any], report: _Problems, label: str) -> None:
+    topic = values.get("topic")
+    if topic is not None and topic not in _topic_ids():
+        report.add(pairs["topic"], f"unknown topic {topic!r}{_near(topic, _topic_ids())} (see 'studytool explain')",
+                   label)
+
+
+@cache
+def _topic_ids() -> frozenset[str]:
     from studytool.decks.topics import topic_ids
 
-    topic = values.get("topic")
-    if topic is not None and topic not in (ids := topic_ids()):
-        report.add(pairs["topic"], f"unknown topic {topic!r}{_near(topic, ids)} (see 'studytool explain')", label)
+    return frozenset(topic_ids())
 
 
 def _check_letters(pairs: dict[str, Node], values: dict[str, Any], report: _Problems, label: str) -> None:
