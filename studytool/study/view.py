@@ -52,6 +52,7 @@ class TerminalView:
     def __init__(self, console: Console, decks: Sequence[Deck] = ()):
         self.console = console
         self.decks = decks
+        self.told_commands = False
 
     def show_card(self, card: Card, variant: Variant, number: int, total: int) -> None:
         lines = [escape(variant.prompt), *_options(variant)]
@@ -60,6 +61,9 @@ class TerminalView:
 
             lines.append(f"[dim]{escape(format_hint(variant))}[/]")
         title = f"[{number}/{total}] {escape(card.key)} · {escape(card.topic)}"
+        if not self.told_commands:
+            self.console.print(f"[dim]{escape(_('At any prompt: :q quit, :skip, :undo, :explain'))}[/]")
+            self.told_commands = True
         self.console.print(Panel("\n".join(lines), title=title, title_align="left"))
 
     def show_reference(self, card: Card, variant: Variant) -> None:
@@ -98,6 +102,7 @@ class TerminalView:
 
 
 def show_summary(console: Console, summary: Summary) -> None:
+    console.print()
     minutes, seconds = divmod(round(summary.seconds), 60)
     share = f" ({100 * summary.correct / summary.answered:.0f}%)" if summary.answered else ""
     console.print(
