@@ -245,3 +245,13 @@ def test_deep_nesting_is_refused_without_a_crash(tmp_path, depth):
     assert len(problems) == 1
     assert problems[0].startswith(f"{path}:8:")
     assert problems[0].endswith(("params: nested more than 8 levels deep", "exceeded maximum nesting depth"))
+
+
+def test_the_readme_example_deck_checks_clean(tmp_path):
+    readme = (HERE.parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Writing your own deck", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "my.yaml"
+    path.write_text(example, encoding="utf-8")
+    deck = load_deck_file(path)
+    assert (deck.deck, [card.kind for card in deck.cards]) == ("my-notes", ["recall", "generated"])
