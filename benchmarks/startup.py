@@ -55,8 +55,9 @@ def time_to_first_card(command: list[str], env: dict) -> float:
         if not chunk:
             break
         last, out = time.perf_counter(), out + chunk
-    proc.stdin.close()
-    proc.communicate(timeout=30)
+    proc.stdin.close()  # EOF: the session ends
+    proc.stdout.read()
+    proc.wait(timeout=30)
     if last is None:
         raise RuntimeError(f"{' '.join(command)} printed nothing")
     return last - start
