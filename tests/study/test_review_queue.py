@@ -100,3 +100,11 @@ def test_desired_retention_is_remembered_in_the_database(store):
     assert store.setting("desired_retention", "") == "0.85"
     with pytest.raises(StudytoolError):
         review(store, [], ask=Script([]), view=Recorder(), retention=1.2, clock=Clock())
+
+
+def test_editing_a_cards_text_keeps_its_progress(store):
+    put(store, "d/c", T0 - timedelta(days=1))
+    edited = number("c", 99)  # same deck/id, new question and answer
+    edited = type(edited)(**{**edited.__dict__, "body": {"q": "改写后的题目", "answer": 99}})
+    queue = review_queue(store, [deck(edited)], now=T0, rng=random.Random(0), new_limit=5)
+    assert keys(queue) == ["d/c"] and queue[0].seed is not None  # due as before, not new again
