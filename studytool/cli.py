@@ -139,8 +139,8 @@ def decks_check(
 # --- export ---
 
 
-def _export(write, out: Path, settings: Settings, deck_ids: list[str], variants: int) -> None:
-    """Run one export writer with a progress bar on stderr, then say what was written."""
+def _export(write, done: str, out: Path, settings: Settings, deck_ids: list[str], variants: int) -> None:
+    """Run one export writer with a progress bar on stderr, then say what was written (`done`)."""
     from rich.progress import Progress
 
     from studytool.decks.loader import load_decks
@@ -152,8 +152,7 @@ def _export(write, out: Path, settings: Settings, deck_ids: list[str], variants:
         task = bar.add_task(_("Writing"), total=None)
         exported = write(decks, out, deck_ids=deck_ids, variants=variants,
                          progress=lambda done, total: bar.update(task, completed=done, total=total))
-    console().print(_("Wrote {notes} notes from {decks} decks to {path}").format(
-        notes=exported.notes, decks=exported.decks, path=out))
+    console().print(done.format(count=exported.notes, decks=exported.decks, path=out), markup=False)
 
 
 @export_app.command("anki")
@@ -166,7 +165,7 @@ def export_anki(
     """Write an Anki package: one Anki deck per deck; re-importing updates the notes."""
     from studytool.export import write_anki
 
-    _export(write_anki, out, ctx.obj, deck, variants)
+    _export(write_anki, _("Wrote {count} Anki notes from {decks} decks to {path}"), out, ctx.obj, deck, variants)
 
 
 @export_app.command("csv")
@@ -179,7 +178,7 @@ def export_csv(
     """Write every card as a CSV row for spreadsheets."""
     from studytool.export import write_csv
 
-    _export(write_csv, out, ctx.obj, deck, variants)
+    _export(write_csv, _("Wrote {count} rows from {decks} decks to {path}"), out, ctx.obj, deck, variants)
 
 
 # --- explain and calc ---

@@ -63,7 +63,8 @@ ZH: dict[str, str] = {
     "Hint": "提示",
     # export
     "Writing": "正在写入",
-    "Wrote {notes} notes from {decks} decks to {path}": "已写入 {notes} 条（来自 {decks} 个卡组）：{path}",
+    "Wrote {count} Anki notes from {decks} decks to {path}": "已写入 {count} 条 Anki 笔记（来自 {decks} 个卡组）：{path}",
+    "Wrote {count} rows from {decks} decks to {path}": "已写入 {count} 行（来自 {decks} 个卡组）：{path}",
     # problems: answer formats and grading
     "A shape, e.g. [32, 8, 10, 10] or 32x8x10x10 (exact).": "一个形状，如 [32, 8, 10, 10] 或 32x8x10x10（精确）。",
     "Answer in your own words, then rate yourself 1-4.": "用自己的话回答，然后给自己打分 1-4。",
