@@ -77,6 +77,14 @@ def count_flashcards(decks: Sequence[Deck], variants: int) -> int:
     return sum(variant_count(card, variants) for deck in decks for card in deck.cards)
 
 
+def _selection(decks: Sequence[Deck], deck_ids: Iterable[str], variants: int) -> tuple[list[Deck], int]:
+    """The decks to export and how many flashcards they make; checked before any file is touched."""
+    if variants < 1:
+        raise StudytoolError(f"--variants must be at least 1, not {variants}")
+    decks = select_decks(decks, deck_ids)
+    return decks, count_flashcards(decks, variants)
+
+
 def question_text(variant: Variant) -> str:
     """The prompt, then the options as shown: `A. ...` for choices, `1. ...` for items to order."""
     if variant.kind == "choice":
@@ -102,8 +110,6 @@ def answer_text(variant: Variant) -> str:
 
 def flashcards(decks: Sequence[Deck], variants: int) -> Iterator[Flashcard]:
     """Every card of `decks` posed: `variants` times for a generated card, once otherwise."""
-    if variants < 1:
-        raise StudytoolError(f"--variants must be at least 1, not {variants}")
     for deck in decks:
         for card in deck.cards:
             for index in range(variant_count(card, variants)):
@@ -118,8 +124,8 @@ def write_csv(
     decks: Sequence[Deck], path: Path, *, deck_ids: Iterable[str] = (), variants: int = 1, progress: Progress = None
 ) -> Exported:
     """Write one row per flashcard; UTF-8 with a BOM so Excel reads the Chinese."""
-    decks = select_decks(decks, deck_ids)
-    total, rows = count_flashcards(decks, variants), 0
+    decks, total = _selection(decks, deck_ids, variants)
+    rows = 0
     try:
         with open(path, "w", encoding="utf-8-sig", newline="") as out:
             writer = csv.writer(out)
@@ -203,8 +209,8 @@ def write_anki(
     """Write an Anki package: one Anki deck per deck, one note per flashcard."""
     import genanki
 
-    decks = select_decks(decks, deck_ids)
-    total, notes = count_flashcards(decks, variants), 0
+    decks, total = _selection(decks, deck_ids, variants)
+    notes = 0
     model = anki_model()
     package = genanki.Package([])
     for deck in decks:

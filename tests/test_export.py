@@ -226,3 +226,11 @@ def test_unknown_deck_is_a_one_line_error(tmp_path):
 def _write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def test_no_variants_is_an_error_before_anything_is_written(decks, tmp_path):
+    from studytool.errors import StudytoolError
+
+    with pytest.raises(StudytoolError, match="--variants"):
+        write_csv(decks, tmp_path / "none.csv", variants=0)
+    assert not (tmp_path / "none.csv").exists()
