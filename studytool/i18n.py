@@ -185,6 +185,9 @@ ZH: dict[str, str] = {
     "Weakest topics (30 days)": "最薄弱的主题（30 天）",
     "Weakest topics": "最薄弱的主题",
     "reviews": "次复习",
+    "Hard": "困难",
+    "Good": "良好",
+    "Easy": "简单",
     "At any prompt: :q quit, :skip, :undo, :explain": "任何提示下都可输入：:q 退出，:skip 跳过，:undo 撤销，:explain 讲解",
     # worksheet
     "Transformer worksheet": "Transformer 练习卷",

@@ -21,6 +21,7 @@ from studytool.study.session import Result, Summary
 from studytool.study.stats import Stats
 
 BAR_WIDTH = 40
+RATINGS = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
 
 
 def make_ask(console: Console, interactive: bool) -> Callable[[str], str]:
@@ -71,7 +72,7 @@ class TerminalView:
 
     def show_result(self, result: Result) -> None:
         if result.variant.kind == "recall":
-            mark = _("Correct") if result.correct else _("Again")
+            mark = _(RATINGS[result.rating])
             self.console.print(f"[{'green' if result.correct else 'red'}]{mark}[/]")
         elif result.correct:
             self.console.print(f"[bold green]✓ {_('Correct')}[/]  {_('Answer')}: {escape(result.expected)}")
