@@ -137,6 +137,7 @@ def _schedule_from_row(row: sqlite3.Row | dict[str, Any]) -> Schedule:
 
 
 def _unreadable(path: Path, reason: object) -> StudytoolError:
+    reason = " ".join(str(reason).split())  # one line, whatever SQLite's report looked like
     return StudytoolError(_("{path}: cannot use this progress database ({reason})").format(path=path, reason=reason))
 
 

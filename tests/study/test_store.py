@@ -161,8 +161,9 @@ def test_damaged_page_is_refused_and_file_unchanged(tmp_path):
     page = 4096
     data[3 * page + 100: 3 * page + 400] = b"\x07" * 300  # scribble over a b-tree page
     path.write_bytes(bytes(data))
-    with pytest.raises(StudytoolError, match="studytool.db"):
+    with pytest.raises(StudytoolError) as info:
         open_store(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
     assert path.read_bytes() == bytes(data)
 
 
