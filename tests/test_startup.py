@@ -1,0 +1,35 @@
+"""Start-up stays light: `studytool --help` never imports the heavy libraries (timings live in benchmarks/startup.py)."""
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("numpy", "yaml", "fsrs", "genanki", "sqlite3", "platformdirs", "rich.progress")  # typer's help uses rich.table itself
+
+PROBE = """
+import sys
+sys.argv = ["studytool", *{args!r}]
+from studytool.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+print(" ".join(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)
+"""
+
+
+def imported_heavy(*args: str) -> set[str]:
+    result = subprocess.run([sys.executable, "-c", PROBE.format(args=args, heavy=HEAVY)],
+                            capture_output=True, text=True, timeout=60)
+    return set(result.stderr.strip().splitlines()[-1].split()) if result.stderr.strip() else set()
+
+
+@pytest.mark.parametrize("args", [(), ("--help",), ("--version",), ("export", "--help"), ("calc", "--help")])
+def test_help_and_version_import_nothing_heavy(args):
+    assert imported_heavy(*args) == set()
+
+
+def test_the_probe_sees_heavy_imports_when_they_happen(tmp_path):
+    """The control: a command that does load decks is seen importing yaml."""
+    assert "yaml" in imported_heavy("decks", "list")
