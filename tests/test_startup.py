@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-HEAVY = ("numpy", "yaml", "fsrs", "genanki", "sqlite3", "platformdirs", "rich.progress")  # typer's help uses rich.table itself
+HEAVY = ("numpy", "yaml", "fsrs", "genanki", "sqlite3", "rich.progress")  # typer's help uses rich.table itself
 
 PROBE = """
 import sys
