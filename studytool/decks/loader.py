@@ -13,10 +13,11 @@ In a folder every `*.yaml`/`*.yml` file is a deck except `topics.yaml`.
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
-from functools import cache
 from dataclasses import dataclass, field
+from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -87,8 +88,12 @@ def scan(sources: Iterable[Source]) -> Scan:
     """Read and validate every source; collect the decks and all problems of all files."""
     result = Scan()
     first_file: dict[str, str] = {}   # deck id -> file that defined it
+    read: set[str] = set()            # real paths: a file named twice is read once
     for source in sources:
         name = str(source)
+        if os.path.realpath(name) in read:
+            continue
+        read.add(os.path.realpath(name))
         problems: list[str] = []
         deck, id_mark = _read_deck(source, name, problems)
         if deck is not None and deck.deck in first_file:

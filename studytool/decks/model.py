@@ -19,7 +19,8 @@ class Card:
     tags: tuple[str, ...] = ()
     source: str = ""          # lecture and page/section
     why: str | None = None    # shown after answering
-    body: dict[str, Any] = field(default_factory=dict)  # the kind's own fields (q, a, options, answer, generator, params, example ...)
+    body: dict[str, Any] = field(default_factory=dict)  # the kind's own fields: q, a, options, answer,
+                                                        # generator, params, example ... (plain YAML values)
     file: str = ""            # where it was read, for messages
     line: int = 0
 

@@ -31,7 +31,7 @@ MAX_DEPTH = 8          # params/example values: a matrix is two levels
 _Y = "tag:yaml.org,2002:"
 STR, INT, FLOAT, BOOL, NULL = _Y + "str", _Y + "int", _Y + "float", _Y + "bool", _Y + "null"
 SAFE_TAGS = frozenset({STR, INT, FLOAT, BOOL, NULL, _Y + "seq", _Y + "map"})
-TEXT, NUMBER, ID_TAGS = frozenset({STR}), frozenset({INT, FLOAT}), frozenset({STR, INT})
+TEXT, NUMBER, BOOLEAN, ID_TAGS = frozenset({STR}), frozenset({INT, FLOAT}), frozenset({BOOL}), frozenset({STR, INT})
 _NAMES = {STR: "text", INT: "an integer", FLOAT: "a number", BOOL: "true/false", NULL: "nothing"}
 
 _construct = yaml.constructor.SafeConstructor()
@@ -83,7 +83,7 @@ def ident(node: Node) -> str:
 
 
 def boolean(node: Node) -> bool:
-    return _construct.construct_yaml_bool(_scalar(node, frozenset({BOOL}), "true or false"))
+    return _construct.construct_yaml_bool(_scalar(node, BOOLEAN, "true or false"))
 
 
 def number(node: Node) -> int | float:
@@ -255,7 +255,8 @@ class _Problems:
         return len(self.found)
 
     def lines(self) -> list[str]:
-        return [f"{self.name}:{line}:{column}: {message}" for line, column, message in sorted(self.found, key=_position)]
+        ordered = sorted(self.found, key=_position)
+        return [f"{self.name}:{line}:{column}: {message}" for line, column, message in ordered]
 
 
 def validate_deck(root: Node | None, name: str, out: list[str]) -> tuple[Deck | None, tuple[int, int]]:

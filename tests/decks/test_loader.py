@@ -255,3 +255,11 @@ def test_the_readme_example_deck_checks_clean(tmp_path):
     path.write_text(example, encoding="utf-8")
     deck = load_deck_file(path)
     assert (deck.deck, [card.kind for card in deck.cards]) == ("my-notes", ["recall", "generated"])
+
+
+def test_a_file_named_twice_is_read_once(tmp_path):
+    (tmp_path / "decks").mkdir()
+    mine = tmp_path / "decks" / "mine.yaml"
+    mine.write_text(GOOD.read_text(encoding="utf-8"), encoding="utf-8")
+    decks = load_decks(Settings(home=tmp_path, deck_paths=[mine, tmp_path / "decks"]))
+    assert [deck.file for deck in decks].count(str(mine)) == 1
