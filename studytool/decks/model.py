@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from studytool.problems.variant import Tolerance, Variant
 
@@ -132,8 +132,6 @@ class Deck:
 
     @property
     def kinds(self) -> dict[str, int]:
-        """Card count per kind, kinds in first-seen order."""
-        counts: dict[str, int] = {}
-        for card in self.cards:
-            counts[card.kind] = counts.get(card.kind, 0) + 1
-        return counts
+        """Card count per kind present, in the order of `CardKind`."""
+        counts = {kind: sum(card.kind == kind for card in self.cards) for kind in get_args(CardKind)}
+        return {kind: n for kind, n in counts.items() if n}
