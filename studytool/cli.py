@@ -59,9 +59,9 @@ def _version(value: bool) -> None:
 @app.callback()
 def _global(
     ctx: typer.Context,
-    db: Optional[Path] = typer.Option(None, "--db", help="Progress database (default: $STUDYTOOL_HOME/studytool.db)."),
-    deck_path: list[Path] = typer.Option([], "--deck-path", help="Extra deck file or folder (repeatable)."),
-    lang: Optional[str] = typer.Option(None, "--lang", help="Interface language: en or zh (default: $STUDYTOOL_LANG, then the locale)."),
+    db: Optional[Path] = typer.Option(None, "--db", metavar="PATH", help="Progress database (default: $STUDYTOOL_HOME/studytool.db)."),
+    deck_path: list[Path] = typer.Option([], "--deck-path", metavar="PATH", help="Extra deck file or folder (repeatable)."),
+    lang: Optional[str] = typer.Option(None, "--lang", metavar="en|zh", help="Interface language: en or zh (default: $STUDYTOOL_LANG, then the locale)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
     from studytool.i18n import LANGUAGES, set_language
@@ -158,9 +158,9 @@ def _export(write, done: str, out: Path, settings: Settings, deck_ids: list[str]
 @export_app.command("anki")
 def export_anki(
     ctx: typer.Context,
-    out: Path = typer.Argument(..., help="The .apkg file to write."),
-    deck: list[str] = typer.Option([], "--deck", help="Export only this deck (repeatable)."),
-    variants: int = typer.Option(3, "--variants", min=1, help="Fixed variants per generated card."),
+    out: Path = typer.Argument(..., metavar="OUT.apkg", help="The .apkg file to write."),
+    deck: list[str] = typer.Option([], "--deck", metavar="DECK", help="Export only this deck (repeatable)."),
+    variants: int = typer.Option(3, "--variants", min=1, metavar="K", help="Fixed variants per generated card."),
 ) -> None:
     """Write an Anki package: one Anki deck per deck; re-importing updates the notes."""
     from studytool.export import write_anki
@@ -171,9 +171,9 @@ def export_anki(
 @export_app.command("csv")
 def export_csv(
     ctx: typer.Context,
-    out: Path = typer.Argument(..., help="The .csv file to write (UTF-8 with BOM)."),
-    deck: list[str] = typer.Option([], "--deck", help="Export only this deck (repeatable)."),
-    variants: int = typer.Option(1, "--variants", min=1, help="Rows per generated card."),
+    out: Path = typer.Argument(..., metavar="OUT.csv", help="The .csv file to write (UTF-8 with BOM)."),
+    deck: list[str] = typer.Option([], "--deck", metavar="DECK", help="Export only this deck (repeatable)."),
+    variants: int = typer.Option(1, "--variants", min=1, metavar="K", help="Rows per generated card."),
 ) -> None:
     """Write every card as a CSV row for spreadsheets."""
     from studytool.export import write_csv
