@@ -52,6 +52,7 @@ CORPUS = {
         "48:13: card not-a-number: answer: must be a finite number",
         "53:13: card text-tf: answer: must be true or false, got text",
     ],
+    "no-cards.yaml": ["1:1: missing 'cards' (a deck needs deck, title and cards)"],
     "non-utf8.yaml": ["3:11: not UTF-8 text (byte 0xe9); save the file as UTF-8"],
     "python-tag-root.yaml": [
         "1:1: YAML tag !!python/object:studytool.decks.model.Deck is not allowed (a deck is plain data)"
