@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -328,6 +329,22 @@ class Store:
         ]
 
 
+def _use_wal(con: sqlite3.Connection) -> None:
+    """Switch a new database to WAL. The switch needs the file to itself and SQLite reports
+    "locked" at once rather than waiting, so when two sessions create the file together, retry."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            mode = con.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        except sqlite3.OperationalError as error:
+            mode = str(error)
+        if mode == "wal":
+            return
+        if time.monotonic() > deadline:
+            raise sqlite3.OperationalError(f"cannot switch to WAL ({mode})")
+        time.sleep(0.02)
+
+
 def open_store(path: Path) -> Store:
     """Open (creating parent folders and the schema if needed) the progress database at `path`."""
     version = check_database(path)
@@ -340,7 +357,7 @@ def open_store(path: Path) -> Store:
     store = Store(con, path)
     try:
         con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        con.execute("PRAGMA journal_mode = WAL")
+        _use_wal(con)
         if version < SCHEMA_VERSION:
             store.migrate()
     except sqlite3.Error as error:
