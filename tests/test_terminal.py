@@ -84,3 +84,19 @@ def test_chinese_table_fits_the_terminal_with_borders_aligned(columns):
 def test_help_fits_a_narrow_terminal():
     out = piped(studytool("--help"), environment(COLUMNS="60"))
     assert max(cell_len(line) for line in out.splitlines()) <= 60
+
+
+@pytest.mark.parametrize("args, stdin", [
+    (("explain", "layernorm"), ""),
+    (("calc", "shapes", "--batch", "32", "--seq", "10", "--d-model", "512", "--heads", "8", "--vocab", "30000"), ""),
+    (("stats",), ""),
+    (("quiz", "--count", "3", "--seed", "3"), "24x32x45\nB\nB\n"),
+])
+def test_nothing_is_wider_than_the_terminal(tmp_path, args, stdin):
+    """Chinese text, tables, panels and trees all wrap or shrink to a 40-column terminal."""
+    env = environment(COLUMNS="40", STUDYTOOL_HOME=str(tmp_path))
+    result = subprocess.run(studytool(*args), env=env, input=stdin, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = (result.stdout + result.stderr).splitlines()
+    assert len(lines) > 3
+    assert max(cell_len(line) for line in lines) <= 40
