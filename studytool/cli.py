@@ -127,9 +127,9 @@ def decks_check(
     paths: Optional[list[Path]] = typer.Argument(None, help="Deck files or folders (default: all installed decks)."),
 ) -> None:
     """Validate decks: 'ok: N decks, M cards', or every problem as FILE:LINE:COL and exit 1."""
-    from studytool.decks.loader import expand, installed_sources, scan
+    from studytool.decks.loader import check_decks
 
-    result = scan(expand(paths) if paths else installed_sources(ctx.obj))
+    result = check_decks(ctx.obj, paths or ())
     if result.problems:
         typer.echo("\n".join(result.problems))
         raise typer.Exit(1)

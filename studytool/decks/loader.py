@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -84,10 +84,13 @@ def _is_deck_name(name: str) -> bool:
 
 # --- reading ---
 
-def scan(sources: Iterable[Source]) -> Scan:
-    """Read and validate every source; collect the decks and all problems of all files."""
+def scan(sources: Iterable[Source], taken: Mapping[str, str] | None = None) -> Scan:
+    """Read and validate every source; collect the decks and all problems of all files.
+
+    `taken`: deck ids already in use elsewhere (id -> file), reported as duplicates too.
+    """
     result = Scan()
-    first_file: dict[str, str] = {}   # deck id -> file that defined it
+    first_file = dict(taken or {})    # deck id -> file that defined it
     read: set[str] = set()            # real paths: a file named twice is read once
     for source in sources:
         name = str(source)
@@ -104,6 +107,20 @@ def scan(sources: Iterable[Source]) -> Scan:
             first_file[deck.deck] = name
             result.decks.append(deck)
     return result
+
+
+def check_decks(settings: Settings, paths: Sequence[Path] = ()) -> Scan:
+    """What `studytool decks check` reports: every installed deck, or the decks in `paths`.
+
+    Decks in `paths` are checked against the installed decks' ids too, since
+    they will be used next to them.
+    """
+    if not paths:
+        return scan(installed_sources(settings))
+    files = expand(paths)
+    named = {os.path.realpath(path) for path in files}
+    others = [source for source in installed_sources(settings) if os.path.realpath(str(source)) not in named]
+    return scan(files, taken={deck.deck: deck.file for deck in scan(others).decks})
 
 
 def load_decks(settings: Settings) -> list[Deck]:

@@ -135,3 +135,20 @@ def test_check_in_a_real_process(home):
     assert done.returncode == 1
     assert done.stdout.splitlines()[0].startswith(f"{path}:5:11: card c1: unknown kind 'multiple-choice'")
     assert done.stderr == ""
+
+
+def test_check_a_new_deck_against_the_installed_deck_ids(tmp_path):
+    taken = scan(bundled_sources()).decks[0]
+    mine = tmp_path / "copy.yaml"
+    mine.write_text(GOOD.read_text(encoding="utf-8").replace("deck: every-kind", f"deck: {taken.deck}"),
+                    encoding="utf-8")
+    result = runner.invoke(app, ["decks", "check", str(mine)])
+    assert result.exit_code == 1
+    assert result.stdout == f"{mine}:2:7: deck id '{taken.deck}' is already used by {taken.file}\n"
+
+
+def test_check_the_bundled_folder_by_path():
+    folder = Path(str(bundled_sources()[0])).parent
+    result = runner.invoke(app, ["decks", "check", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("ok: ")
