@@ -202,6 +202,8 @@ def _compose(source: Source, name: str, problems: list[str]):
         problems.append(f"{name}:{mark.line + 1}:{mark.column + 1}: invalid YAML: {detail}")
     except yaml.YAMLError as error:
         problems.append(f"{name}:1:1: invalid YAML: {error}")
+    except RecursionError:   # only PyYAML's pure-Python parser recurses; libyaml stops at depth 1000
+        problems.append(f"{name}:1:1: invalid YAML: nested too deeply")
     return None
 
 

@@ -23,7 +23,7 @@ BROKEN = HERE / "broken"
 
 # Each broken deck and the problems it must report, in file order, without the
 # "FILE:" prefix. A message ending in " ..." is a prefix: the rest is the
-# generator registry's own wording.
+# generator registry's own wording. YAML syntax errors are worded by libyaml.
 CORPUS = {
     "alias-bomb.yaml": ["6:8: aliases expand to more than 10000 nodes (an alias bomb?); refused"],
     "bad-indent.yaml": ["3:8: invalid YAML: mapping values are not allowed in this context"],
