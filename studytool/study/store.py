@@ -202,11 +202,13 @@ class Store:
             raise _unreadable(self.path, error) from None
         try:
             yield self.con
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-        else:
             self.con.execute("COMMIT")
+        except sqlite3.Error as error:  # disk full, I/O error ...: nothing half-written, one line for the user
+            self.con.rollback()
+            raise _unreadable(self.path, error) from None
+        except BaseException:
+            self.con.rollback()
+            raise
 
     # --- schema -------------------------------------------------------------
 

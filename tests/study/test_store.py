@@ -182,3 +182,17 @@ def test_a_foreign_sqlite_file_is_refused(tmp_path):
 def test_migrations_are_append_only_tuples():
     assert SCHEMA_VERSION == len(MIGRATIONS)
     assert all(isinstance(step, str) and ";" not in step for migration in MIGRATIONS for step in migration)
+
+
+def test_an_answer_and_its_schedule_are_written_together_or_not_at_all(tmp_path):
+    def broken(prior):
+        raise ValueError("scheduler failed")
+
+    with open_store(tmp_path / "s.db") as store:
+        with pytest.raises(ValueError):
+            store.record(answer(), broken)
+        assert store.answers_total() == 0 and store.schedule("d/c1") is None
+        with pytest.raises(StudytoolError, match="s.db"):  # a failing write is a one-line error, rolled back
+            store.record(answer(card=None))
+        store.record(answer(), lambda prior: schedule(1))  # and the store is still usable
+        assert store.answers_total() == 1
