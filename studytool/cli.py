@@ -98,7 +98,7 @@ def decks_list(ctx: typer.Context, json_: bool = typer.Option(False, "--json", h
 @decks_app.command("show")
 def decks_show(
     ctx: typer.Context,
-    deck: str = typer.Argument(..., help="A deck id (see 'studytool decks list')."),
+    deck: str = typer.Argument(..., metavar="DECK", help="A deck id (see 'studytool decks list')."),
     json_: bool = typer.Option(False, "--json", help="One JSON document with every field of every card."),
 ) -> None:
     """The cards of one deck: id, kind, topic, tags and the question."""
@@ -124,7 +124,8 @@ def decks_show(
 @decks_app.command("check")
 def decks_check(
     ctx: typer.Context,
-    paths: Optional[list[Path]] = typer.Argument(None, help="Deck files or folders (default: all installed decks)."),
+    paths: Optional[list[Path]] = typer.Argument(None, metavar="PATH",
+                                                 help="Deck files or folders (default: all installed decks)."),
 ) -> None:
     """Validate decks: 'ok: N decks, M cards', or every problem as FILE:LINE:COL and exit 1."""
     from studytool.decks.loader import check_decks
