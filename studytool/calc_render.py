@@ -71,15 +71,49 @@ def render_softmax(r: dict[str, Any], console: Console) -> None:
     console.print(Text(f"Σ = {_num(r['sum'])}", style="dim"))
 
 
+PE_HEAD_DIMS, PE_TAIL_DIMS = 8, 4  # a wide table shows its first and last dimensions
+
+
+def _pe_dims(d_model: int) -> list[int | None]:
+    """The dimensions j shown as rows; None marks the elided middle."""
+    if d_model <= PE_HEAD_DIMS + PE_TAIL_DIMS:
+        return list(range(d_model))
+    return [*range(PE_HEAD_DIMS), None, *range(d_model - PE_TAIL_DIMS, d_model)]
+
+
+def _pe_positions(r: dict[str, Any], width: int) -> int:
+    """How many position columns fit the terminal next to the j / i / sin-cos columns."""
+    cell = len(_num(-1.0)) + 3  # a number, its padding and a border
+    fixed = 1 + 2 * (len(str(r["d_model"] - 1)) + 3) + 6
+    fits = max(1, (width - fixed) // cell)
+    return r["positions"] if r["positions"] <= fits else max(1, (width - fixed - 4) // cell)
+
+
 def render_pe(r: dict[str, Any], console: Console) -> None:
-    table = Table(title=f"PE  (d_model = {r['d_model']})", title_justify="left")
-    table.add_column("pos", justify="right", style="bold")
-    for j in range(r["d_model"]):
-        table.add_column(f"{j} {'sin' if j % 2 == 0 else 'cos'}", justify="right")
-    for pos, row in enumerate(r["table"]):
-        table.add_row(str(pos), *(_num(v) for v in row))
+    """Rows are dimensions j (i = j // 2, sin for even j, cos for odd), columns are positions."""
+    d_model, positions, table_ = r["d_model"], r["positions"], r["table"]
+    shown = _pe_positions(r, console.width)
+    table = Table(title=f"PE  (d_model = {d_model})", title_justify="left")
+    table.add_column("j", justify="right", style="bold", no_wrap=True)
+    table.add_column("i", justify="right", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    for pos in range(shown):
+        table.add_column(f"pos {pos}", justify="right", no_wrap=True)
+    if shown < positions:
+        table.add_column("…", no_wrap=True)
+    for j in _pe_dims(d_model):
+        if j is None:
+            table.add_row("⋮", "", "", *(["⋮"] * shown), *([""] if shown < positions else []))
+            continue
+        cells = [_num(table_[pos][j]) for pos in range(shown)]
+        table.add_row(str(j), str(j // 2), "sin" if j % 2 == 0 else "cos", *cells, *(["…"] if shown < positions else []))
     console.print(table)
     console.print(Text("PE(pos, 2i) = sin(pos / 10000^(2i/d)),  PE(pos, 2i+1) = cos(pos / 10000^(2i/d))", style="dim"))
+    rows_shown = sum(j is not None for j in _pe_dims(d_model))
+    if shown < positions or rows_shown < d_model:
+        console.print(Text(_("showing {dims} of {d_model} dimensions and {shown} of {positions} positions; "
+                             "--json gives the whole table").format(
+            dims=rows_shown, d_model=d_model, shown=shown, positions=positions), style="dim"))
 
 
 def _steps_table(steps: Sequence[dict[str, Any]], with_part: bool) -> Table:

@@ -159,6 +159,8 @@ ZH: dict[str, str] = {
     "encoder + decoder": "encoder + decoder",
     "embedding": "词嵌入",
     "output projection": "输出投影",
+    "showing {dims} of {d_model} dimensions and {shown} of {positions} positions; --json gives the whole table":
+        "显示 {d_model} 个维度中的 {dims} 个、{positions} 个位置中的 {shown} 个；--json 输出整张表",
     # study: quiz, review, stats
     "Again": "重来",
     "Due today": "今日到期",
@@ -188,7 +190,18 @@ ZH: dict[str, str] = {
     "Hard": "困难",
     "Good": "良好",
     "Easy": "简单",
-    "At any prompt: :q quit, :skip, :undo, :explain": "任何提示下都可输入：:q 退出，:skip 跳过，:undo 撤销，:explain 讲解",
+    "At any prompt: :q quit, :skip, :undo, :explain, :help": "任何提示下都可输入：:q 退出，:skip 跳过，:undo 撤销，:explain 讲解，:help 帮助",
+    "unknown command {command} — use :q :skip :undo :explain": "未知命令 {command}——可用 :q :skip :undo :explain",
+    ":q        quit (every answer so far is saved)\n"
+    ":skip     skip this card\n"
+    ":undo     take back the last answer\n"
+    ":explain  explain this card's topic\n"
+    ":help     this list":
+        ":q        退出（已答的都已保存）\n"
+        ":skip     跳过这张卡\n"
+        ":undo     撤销上一次回答\n"
+        ":explain  讲解这张卡的主题\n"
+        ":help     显示本列表",
     # worksheet
     "Transformer worksheet": "Transformer 练习卷",
     "{n} questions · seed {seed} (run again with --seed {seed} for the same sheet)":

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -235,3 +236,55 @@ def test_layernorm_batchnorm_softmax_agree_with_pytorch():
     rows = [[1.0, 10.0, -3.0], [3.0, 14.0, 2.0], [0.5, 9.0, 4.0]]
     expected = F.batch_norm(torch.tensor(rows, dtype=torch.float64), None, None, training=True)
     np.testing.assert_allclose(calc.batchnorm(rows)["output"], expected.numpy(), rtol=1e-12, atol=1e-12)
+
+
+# --- the PE table fits the terminal ----------------------------------------------------------------
+
+
+def render_pe_text(d_model: int, positions: int, width: int = 80) -> list[str]:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from studytool.calc_render import render_pe
+
+    out = StringIO()
+    render_pe(calc.positional_encoding(d_model, positions), Console(file=out, width=width, color_system=None))
+    return out.getvalue().splitlines()
+
+
+def test_a_wide_pe_table_shows_its_first_and_last_dimensions_as_rows():
+    lines = render_pe_text(512, 3)
+    text = "\n".join(lines)
+    assert all(len(line) <= 80 for line in lines)
+    assert "0.841471" in text and "-0.416147" in text  # sin 1 at (pos 1, j 0); cos 2 at (pos 2, j 1)
+    assert "511" in text and "⋮" in text
+    assert "--json" in text  # says where the whole table is
+    assert not re.search(r"\d…", text), text  # no number cut short
+
+
+@pytest.mark.parametrize("width", [80, 60])
+def test_many_positions_show_as_many_columns_as_fit(width):
+    lines = render_pe_text(16, 30, width)
+    text = "\n".join(lines)
+    assert all(len(line) <= width for line in lines)
+    assert not re.search(r"\d…", text), text
+    assert "pos 0" in text and "pos 29" not in text and "--json" in text
+
+
+def test_a_long_pe_table_prints_only_a_window():
+    lines = render_pe_text(4, 100_000)
+    assert len(lines) < 20
+    assert "pos 99999" not in "\n".join(lines)
+
+
+def test_a_small_pe_table_is_whole_and_says_nothing_about_json():
+    text = "\n".join(render_pe_text(3, 4))
+    assert "0.002154" in text and "-0.989992" in text  # the notes' odd-d table: PE(1, 2) and PE(3, 1)
+    assert "--json" not in text
+
+
+def test_a_pe_table_past_the_limit_is_refused_in_one_line():
+    result = runner.invoke(app, ["--lang", "en", "calc", "pe", "--d-model", "512", "--positions", "100000"])
+    assert result.exit_code == 1
+    assert result.output.strip().startswith("studytool: ") and len(result.output.strip().splitlines()) == 1
