@@ -357,7 +357,7 @@ def quiz_command(
 ) -> None:
     """Practice a seeded selection of cards; answers are recorded but the schedule does not move.
 
-    At any prompt: :q quit, :skip, :undo, :explain.
+    At any prompt: :q quit, :skip, :undo, :explain, :help.
     """
     from studytool.study import session
 
@@ -376,7 +376,7 @@ def review_command(
 ) -> None:
     """Spaced repetition (FSRS): the cards due today, then new cards up to the daily limit.
 
-    At any prompt: :q quit, :skip, :undo, :explain.
+    At any prompt: :q quit, :skip, :undo, :explain, :help.
     """
     from studytool.study import session
 

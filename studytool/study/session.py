@@ -8,7 +8,8 @@ the card on screen.
 
 At any prompt: `:q` quits, `:skip` skips the card, `:undo` takes back the last
 answer (log row and schedule) and asks that card again, `:explain` shows the
-card's topic.
+card's topic, `:help` (or `:?`) lists these. Any other `:word` is an unknown
+command, never an answer.
 """
 
 from __future__ import annotations
@@ -237,6 +238,18 @@ class Session:
                 continue
             if command == ":explain":
                 self.view.show_explain(card.topic)
+                continue
+            if command in (":help", ":?"):
+                self.view.show_notice(_(
+                    ":q        quit (every answer so far is saved)\n"
+                    ":skip     skip this card\n"
+                    ":undo     take back the last answer\n"
+                    ":explain  explain this card's topic\n"
+                    ":help     this list"))
+                continue
+            if command.startswith(":"):
+                self.view.show_notice(_("unknown command {command} — use :q :skip :undo :explain").format(
+                    command=line.strip()))
                 continue
             return line
 

@@ -63,7 +63,7 @@ class TerminalView:
             lines.append(f"[dim]{escape(format_hint(variant))}[/]")
         title = f"[{number}/{total}] {escape(card.key)} · {escape(card.topic)}"
         if not self.told_commands:
-            self.console.print(f"[dim]{escape(_('At any prompt: :q quit, :skip, :undo, :explain'))}[/]")
+            self.console.print(f"[dim]{escape(_('At any prompt: :q quit, :skip, :undo, :explain, :help'))}[/]")
             self.told_commands = True
         self.console.print(Panel("\n".join(lines), title=title, title_align="left"))
 

@@ -169,3 +169,18 @@ def test_spread_topics_leaves_no_neighbours_on_one_topic_when_possible(topics):
         return  # impossible: one topic fills more than every other slot
     spread = spread_topics([Showing(number(f"c{i}", i, topic=t), None) for i, t in enumerate(topics)])
     assert all(a.card.topic != b.card.topic for a, b in zip(spread, spread[1:]))
+
+
+def test_unknown_command_is_named_and_not_graded(store):
+    summary, view, script = run(store, [number("a", 1)], [":foo", "1"])
+    assert view.kinds("notice") == [("notice", "unknown command :foo — use :q :skip :undo :explain")]
+    assert [(r.answer, r.correct) for r in summary.results] == [("1", True)]
+    assert len(script.prompts) == 2
+
+
+def test_help_lists_every_command(store):
+    for typed in (":help", ":?"):
+        summary, view, _ = run(store, [number("a", 1)], [typed, "1"])
+        [(_kind, text)] = view.kinds("notice")
+        assert all(command in text for command in (":q", ":skip", ":undo", ":explain"))
+        assert summary.correct == 1
