@@ -32,7 +32,11 @@ def parse_vector(values: Sequence[str], what: str | None = None) -> list[float]:
 
 
 def parse_rows(rows: Sequence[str]) -> list[list[float]]:
-    """A batch typed as rows of comma-separated numbers: `1,10 3,14` -> [[1, 10], [3, 14]]."""
+    """A batch typed as rows of comma-separated numbers: `1,10 3,14` -> [[1, 10], [3, 14]].
+
+    Whitespace separates rows inside one argument too, so the quoted `"1,10 3,14"` is the same batch.
+    """
+    rows = [row for value in rows for row in value.split()]
     if not rows:
         raise StudytoolError(_("empty batch: give rows like 1,10 3,14"))
     batch = [parse_vector([row], what=_("row")) for row in rows]
@@ -85,6 +89,8 @@ def batchnorm(rows: Sequence[Sequence[float]], eps: float = 1e-5) -> dict[str, A
     from studytool.engine import batch_norm
 
     _check_eps(eps)
+    if len(rows) < 2:
+        raise StudytoolError(_("BatchNorm needs at least 2 samples: with one, every feature's variance is 0"))
     x = np.asarray(rows, dtype=np.float64)  # (B, features)
     var = np.square(x - x.mean(axis=0)).mean(axis=0)  # (features,), divide by B
     return {

@@ -133,6 +133,8 @@ ZH: dict[str, str] = {
     "row": "行",
     "empty batch: give rows like 1,10 3,14": "batch 为空：请按行输入，如 1,10 3,14",
     "rows have different lengths: every row needs the same number of features": "各行长度不同：每行的特征数必须相同",
+    "BatchNorm needs at least 2 samples: with one, every feature's variance is 0":
+        "BatchNorm 至少需要 2 个样本：只有一个样本时，每个特征的方差都是 0",
     "{name} must be a positive integer, got {value}": "{name} 必须是正整数，收到的是 {value}",
     "d_model={d_model} is not divisible by heads={heads}": "d_model={d_model} 不能被 heads={heads} 整除",
     "eps must be a finite number >= 0, got {eps}": "eps 必须是 ≥ 0 的有限数，收到的是 {eps}",

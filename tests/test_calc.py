@@ -59,6 +59,12 @@ def test_a_double_dash_also_works_before_negative_numbers():
     assert json.loads(result.stdout)["input"] == [-1, 0, 2]
 
 
+def test_a_quoted_batch_is_read_as_rows_too():
+    r = run_json("batchnorm", "1,10 3,14")  # as the command's own help writes it
+    assert r["mean"] == [2, 12]
+    assert r["sigma"] == [1, 2]
+
+
 def test_negative_entries_in_batchnorm_rows():
     r = run_json("batchnorm", "-1,2", "1,-2")
     np.testing.assert_allclose(r["output"], [[-1, 1], [1, -1]], atol=1e-4)
@@ -170,6 +176,7 @@ def test_every_subcommand_renders_a_table_and_prints_json(args):
     (["layernorm", "1", "2", "--eps", "nan"], "eps"),
     (["batchnorm", "1,2", "3"], "lengths"),
     (["batchnorm"], "empty"),
+    (["batchnorm", "1,10,3,14"], "at least 2 samples"),
     (["pe", "--d-model", "0", "--positions", "3"], "d_model"),
     (["pe", "--d-model", "3", "--positions", "-2"], "positions"),
     (["attention", "--batch", "2", "--seq", "3", "--d-model", "10", "--heads", "3"], "divisible"),
