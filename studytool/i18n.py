@@ -168,11 +168,12 @@ ZH: dict[str, str] = {
     "Due today": "今日到期",
     "Learning": "学习中",
     "New": "新卡",
-    "Nothing to undo.": "没有可撤销的回答。",
+    "Nothing to undo.": "没有可撤销的回答或跳过。",
     "Rate 1 again, 2 hard, 3 good, 4 easy": "评分：1 重来，2 困难，3 良好，4 简单",
     "Replay this quiz with --seed {seed}": "用 --seed {seed} 可重做这次测验",
     "Review": "复习",
     "Took back the answer to {card}.": "已撤销对 {card} 的回答。",
+    "Took back the skip of {card}.": "已撤销对 {card} 的跳过。",
     "Type 1, 2, 3 or 4.": "请输入 1、2、3 或 4。",
     "Your answer": "你的答案",
     "desired retention must be between 0.7 and 0.99, got {value}": "期望记忆保持率须在 0.7 到 0.99 之间，收到的是 {value}",
@@ -196,12 +197,12 @@ ZH: dict[str, str] = {
     "unknown command {command} — use :q :skip :undo :explain": "未知命令 {command}——可用 :q :skip :undo :explain",
     ":q        quit (every answer so far is saved)\n"
     ":skip     skip this card\n"
-    ":undo     take back the last answer\n"
+    ":undo     take back the last answer or skip\n"
     ":explain  explain this card's topic\n"
     ":help     this list":
         ":q        退出（已答的都已保存）\n"
         ":skip     跳过这张卡\n"
-        ":undo     撤销上一次回答\n"
+        ":undo     撤销上一次回答或跳过\n"
         ":explain  讲解这张卡的主题\n"
         ":help     显示本列表",
     # worksheet

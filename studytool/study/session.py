@@ -7,7 +7,7 @@ session that ends any way at all (`:q`, EOF, Ctrl-C, `kill -9`) loses at most
 the card on screen.
 
 At any prompt: `:q` quits, `:skip` skips the card, `:undo` takes back the last
-answer (log row and schedule) and asks that card again, `:explain` shows the
+answer (log row and schedule) or skip and asks that card again, `:explain` shows the
 card's topic, `:help` (or `:?`) lists these. Any other `:word` is an unknown
 command, never an answer.
 """
@@ -127,7 +127,7 @@ class _Skip(Exception):
 
 
 class _Undo(Exception):
-    """`:undo` typed at a prompt, with something to undo."""
+    """`:undo` typed at a prompt, with an answer or skip to take back."""
 
 
 class Session:
@@ -154,8 +154,7 @@ class Session:
         self.scheduler = make_scheduler(retention, fuzz=fuzz)
         self.clock = clock
         self.rng = rng or random.Random()
-        self.results: list[Result] = []
-        self.skipped = 0
+        self.done: list[tuple[Showing, Result | None]] = []  # each showing left behind: answered, or None if skipped
         self.requeued: dict[int, Showing] = {}  # review id of a miss -> the showing it put back
 
     def run(self) -> Summary:
@@ -166,7 +165,7 @@ class Session:
                 try:
                     self._pose(showing)
                 except _Skip:
-                    self.skipped += 1
+                    self.done.append((showing, None))
                 except _Undo:
                     self.queue.insert(0, showing)
                     self._take_back()
@@ -176,12 +175,20 @@ class Session:
             pass
         return Summary(self.mode, tuple(self.results), self.skipped, time.monotonic() - started)
 
+    @property
+    def results(self) -> list[Result]:
+        return [result for _showing, result in self.done if result is not None]
+
+    @property
+    def skipped(self) -> int:
+        return sum(result is None for _showing, result in self.done)
+
     # --- one card -----------------------------------------------------------
 
     def _pose(self, showing: Showing) -> None:
         card = showing.card
         variant = card.pose(showing.seed)
-        number = len(self.results) + self.skipped + 1
+        number = len(self.done) + 1
         self.view.show_card(card, variant, number, number + len(self.queue))
         shown_at = time.monotonic()
         if variant.kind == "recall":
@@ -200,7 +207,7 @@ class Session:
         )
         review_id = self.store.record(answer, self._rescheduler(rating, answer.time))
         result = Result(card, showing.seed, variant, typed, expected, correct, rating, hint, review_id)
-        self.results.append(result)
+        self.done.append((showing, result))
         self.view.show_result(result)
         if self.mode == "review" and rating == 1:
             self._requeue(showing, review_id)
@@ -232,7 +239,7 @@ class Session:
             if command == ":skip":
                 raise _Skip
             if command == ":undo":
-                if self.results:
+                if self.done:
                     raise _Undo
                 self.view.show_notice(_("Nothing to undo."))
                 continue
@@ -243,7 +250,7 @@ class Session:
                 self.view.show_notice(_(
                     ":q        quit (every answer so far is saved)\n"
                     ":skip     skip this card\n"
-                    ":undo     take back the last answer\n"
+                    ":undo     take back the last answer or skip\n"
                     ":explain  explain this card's topic\n"
                     ":help     this list"))
                 continue
@@ -270,13 +277,16 @@ class Session:
         self.requeued[review_id] = again
 
     def _take_back(self) -> None:
-        """Undo the last answer and put its card (same variant) first in the queue."""
-        last = self.results.pop()
-        self.store.undo(last.review_id)
-        again = self.requeued.pop(last.review_id, None)
-        self.queue = [queued for queued in self.queue if queued is not again]
-        self.queue.insert(0, Showing(last.card, last.seed))
-        self.view.show_notice(_("Took back the answer to {card}.").format(card=last.card.key))
+        """Undo the last answer (log row, schedule, requeued copy) or skip; its card (same variant) comes next."""
+        showing, result = self.done.pop()
+        if result is None:
+            self.view.show_notice(_("Took back the skip of {card}.").format(card=showing.card.key))
+        else:
+            self.store.undo(result.review_id)
+            again = self.requeued.pop(result.review_id, None)
+            self.queue = [queued for queued in self.queue if queued is not again]
+            self.view.show_notice(_("Took back the answer to {card}.").format(card=showing.card.key))
+        self.queue.insert(0, showing)
 
 
 # --- building sessions ------------------------------------------------------

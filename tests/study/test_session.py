@@ -184,3 +184,18 @@ def test_help_lists_every_command(store):
         [(_kind, text)] = view.kinds("notice")
         assert all(command in text for command in (":q", ":skip", ":undo", ":explain"))
         assert summary.correct == 1
+
+
+def test_undo_brings_back_a_skipped_card_with_the_same_variant(store):
+    summary, view, _ = run(store, [Showing(drawn("g"), 5), number("a", 1)], [":skip", ":undo", "6", "1"])
+    shown = [(e[1], e[2]) for e in view.kinds("card")]
+    assert shown == [("d/g", "5 + 1 = ?"), ("d/a", "a?"), ("d/g", "5 + 1 = ?"), ("d/a", "a?")]
+    assert (summary.answered, summary.correct, summary.skipped) == (2, 2, 0)
+
+
+def test_undo_steps_back_through_answers_and_skips_in_order(store):
+    cards = [number("a", 1), number("b", 2), number("c", 3)]
+    summary, view, _ = run(store, cards, [":skip", "2", ":undo", ":undo", "1", "2", "3"], mode="review")
+    assert [e[1] for e in view.kinds("card")] == ["d/a", "d/b", "d/c", "d/b", "d/a", "d/b", "d/c"]
+    assert log(store) == [("d/a", "review", 3, 1, "1"), ("d/b", "review", 3, 1, "2"), ("d/c", "review", 3, 1, "3")]
+    assert summary.skipped == 0
