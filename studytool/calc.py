@@ -129,14 +129,18 @@ def positional_encoding(d_model: int, positions: int) -> dict[str, Any]:
     return {"d_model": d_model, "positions": positions, "table": engine_pe(positions, d_model).tolist()}
 
 
+# (part, label); "{n}" is the number of layers. A stack is N blocks plus a final LayerNorm (2 * d_model
+# with LayerNorms, nothing in the notes' convention), so the N x block row comes first to show the sum.
 PARAM_PARTS = (
     ("mha", "multi-head attention"),
     ("ffn", "feed-forward network"),
     ("layer_norm", "LayerNorm"),
     ("encoder_layer", "encoder block"),
     ("decoder_layer", "decoder block"),
-    ("encoder", "encoder stack"),
-    ("decoder", "decoder stack"),
+    ("encoder_layers", "{n} × encoder block"),
+    ("encoder", "encoder stack ({n} layers + final LayerNorm)"),
+    ("decoder_layers", "{n} × decoder block"),
+    ("decoder", "decoder stack ({n} layers + final LayerNorm)"),
     ("transformer", "encoder + decoder"),
     ("embedding", "embedding"),
     ("output_projection", "output projection"),
@@ -146,12 +150,19 @@ PARAM_PARTS = (
 PARAM_CONVENTIONS = {"with_bias": {"bias": True, "norm": True}, "notes": {"bias": False, "norm": False}}
 
 
+def _count(part: str, layers: int, **kwargs: Any) -> int:
+    """count_params, plus "encoder_layers"/"decoder_layers": N blocks without the stack's final LayerNorm."""
+    from studytool.engine import count_params
+
+    if part.endswith("_layers"):
+        return layers * count_params(part.removesuffix("s"), **kwargs)
+    return count_params(part, num_layers=layers, **kwargs)
+
+
 def params(
     d_model: int, heads: int, d_ff: int, layers: int, vocab: int | None = None, bias: bool = True
 ) -> dict[str, Any]:
     """Parameter counts of every part; both conventions, or only the notes' one when `bias` is False."""
-    from studytool.engine import count_params
-
     _check_sizes(d_model=d_model, heads=heads, d_ff=d_ff, layers=layers, vocab=vocab)
     _check_heads(d_model, heads)
     conventions = list(PARAM_CONVENTIONS) if bias else ["notes"]
@@ -159,12 +170,10 @@ def params(
     for part, label in PARAM_PARTS:
         if part in ("embedding", "output_projection") and vocab is None:
             continue
-        row: dict[str, Any] = {"part": part, "label": label}
+        row: dict[str, Any] = {"part": part, "label": label.format(n=layers)}
         for name in conventions:
-            row[name] = count_params(
-                part, d_model=d_model, n_heads=heads, d_ff=d_ff, num_layers=layers, vocab=vocab,
-                **PARAM_CONVENTIONS[name],
-            )
+            row[name] = _count(part, layers, d_model=d_model, n_heads=heads, d_ff=d_ff, vocab=vocab,
+                               **PARAM_CONVENTIONS[name])
         rows.append(row)
     return {
         "d_model": d_model, "heads": heads, "d_ff": d_ff, "layers": layers, "vocab": vocab,

@@ -159,6 +159,10 @@ ZH: dict[str, str] = {
     "encoder stack": "encoder 堆叠",
     "decoder stack": "decoder 堆叠",
     "encoder + decoder": "encoder + decoder",
+    "{n} × encoder block": "{n} × encoder block",
+    "{n} × decoder block": "{n} × decoder block",
+    "encoder stack ({n} layers + final LayerNorm)": "encoder 堆叠（{n} 层 + 最后的 LayerNorm）",
+    "decoder stack ({n} layers + final LayerNorm)": "decoder 堆叠（{n} 层 + 最后的 LayerNorm）",
     "embedding": "词嵌入",
     "output projection": "输出投影",
     "showing {dims} of {d_model} dimensions and {shown} of {positions} positions; --json gives the whole table":

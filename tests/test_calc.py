@@ -104,6 +104,19 @@ def test_params_with_biases_count_like_torch_nn_transformer():
     assert "embedding" not in full  # no --vocab
 
 
+def test_a_stack_is_shown_as_n_blocks_plus_the_final_layernorm():
+    r = run_json("params", "--d-model", "512", "--heads", "8", "--d-ff", "2048", "--layers", "6")
+    rows = {row["part"]: row for row in r["rows"]}
+    assert rows["encoder_layers"]["with_bias"] == 6 * 3_152_384      # the 6 x block line, on its own
+    assert rows["encoder_layers"]["notes"] == 6 * 3_145_728           # the notes' 18,874,368
+    assert rows["encoder"]["with_bias"] == 6 * 3_152_384 + 2 * 512    # + the final LayerNorm's γ and β
+    assert "final LayerNorm" in rows["encoder"]["label"] and "6" in rows["encoder"]["label"]
+    assert rows["decoder"]["with_bias"] - rows["decoder_layers"]["with_bias"] == rows["layer_norm"]["with_bias"]
+    table = runner.invoke(app, ["--lang", "en", "calc", "params", "--d-model", "512", "--heads", "8",
+                                "--d-ff", "2048", "--layers", "6"]).stdout
+    assert "18,914,304" in table and "18,915,328" in table and "final LayerNorm" in table
+
+
 def test_params_agree_with_pytorch_modules():
     torch = pytest.importorskip("torch")
 
