@@ -112,12 +112,28 @@ def decks_show(
         print_json({"deck": found.deck, "title": found.title, "source": found.source, "file": found.file,
                     "cards": cards})
         return
+    from rich.cells import cell_len
     from rich.table import Table
 
-    table = Table(_("ID"), _("Kind"), _("Topic"), _("Tags"), _("Question"), title=f"{found.deck}: {found.title}")
-    table.columns[-1].overflow, table.columns[-1].no_wrap, table.columns[-1].max_width = "ellipsis", True, 60
-    for c in found.cards:
-        table.add_row(c.id, c.kind, c.topic, ", ".join(c.tags), c.question.replace("\n", " "))
+    # The id is how a card is named everywhere, so it is never cut; the question takes what is
+    # left, one line each. Tags, topic, then kind go when keeping them would leave the question too little.
+    rows = [{"id": c.id, "kind": c.kind, "topic": c.topic, "tags": ", ".join(c.tags),
+             "question": " ".join(c.question.split())} for c in found.cards]
+    headers = {"id": _("ID"), "kind": _("Kind"), "topic": _("Topic"), "tags": _("Tags")}
+    widths = {key: max(cell_len(headers[key]), *(cell_len(row[key]) for row in rows)) for key in headers}
+    shown = list(headers)
+
+    def left() -> int:   # the question's width: a column costs its width plus 3 for padding and border
+        return console().width - sum(widths[key] + 3 for key in shown) - 4
+
+    while len(shown) > 1 and left() < 30:
+        shown.pop()
+    table = Table(title=f"{found.deck}: {found.title}")
+    for key in shown:
+        table.add_column(headers[key], no_wrap=True, min_width=widths[key])
+    table.add_column(_("Question"), no_wrap=True, overflow="ellipsis", max_width=max(left(), 10))
+    for row in rows:
+        table.add_row(*(row[key] for key in shown), row["question"])
     console().print(table)
 
 

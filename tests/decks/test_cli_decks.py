@@ -1,11 +1,13 @@
 """`studytool decks list | show | check` as a user runs them."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from typer.testing import CliRunner
 
 from studytool.cli import app
@@ -152,3 +154,18 @@ def test_check_the_bundled_folder_by_path():
     result = runner.invoke(app, ["decks", "check", str(folder)])
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("ok: ")
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_show_keeps_every_card_id_whole_at_any_width(home, columns):
+    """Piped or narrow, the id column is never cut; the question gives way (and kind, topic, tags if need be)."""
+    deck = next(d for d in scan(bundled_sources()).decks if d.deck == "p47-encoder")
+    done = subprocess.run([sys.executable, "-m", "studytool", "decks", "show", "p47-encoder"],
+                          capture_output=True, text=True, encoding="utf-8",
+                          env={**os.environ, "COLUMNS": str(columns), "STUDYTOOL_HOME": str(home)})
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("│")]
+    assert [row.split("│")[1].strip() for row in rows] == [card.id for card in deck.cards]
+    assert max(cell_len(line) for line in done.stdout.splitlines()) <= columns
+    if columns >= 120:
+        assert "interview" in done.stdout or "fact" in done.stdout   # room for the tags column too
