@@ -178,6 +178,8 @@ ZH: dict[str, str] = {
     "Review": "复习",
     "Took back the answer to {card}.": "已撤销对 {card} 的回答。",
     "Took back the skip of {card}.": "已撤销对 {card} 的跳过。",
+    "again": "重来",
+    "{count} again": "{count} 张待重来",
     "Type 1, 2, 3 or 4.": "请输入 1、2、3 或 4。",
     "Your answer": "你的答案",
     "desired retention must be between 0.7 and 0.99, got {value}": "期望记忆保持率须在 0.7 到 0.99 之间，收到的是 {value}",

@@ -46,6 +46,17 @@ class Showing:
 
     card: Card
     seed: int | None
+    again: bool = False   # a missed card come back (review), not one of the session's own cards
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where the card on screen stands. Missed cards coming back are counted apart, so `total` never grows."""
+
+    number: int     # the session's own cards shown so far, this one included unless it is a card come back
+    total: int      # the session's own cards
+    again: int      # missed cards waiting to come back, this one not included
+    repeat: bool    # this is a missed card come back
 
 
 @dataclass(frozen=True)
@@ -111,7 +122,7 @@ class Summary:
 class View(Protocol):
     """What the loop reports; the CLI renders it with rich, tests record it."""
 
-    def show_card(self, card: Card, variant: Variant, number: int, total: int) -> None: ...
+    def show_card(self, card: Card, variant: Variant, progress: Progress) -> None: ...
     def show_reference(self, card: Card, variant: Variant) -> None: ...
     def show_result(self, result: Result) -> None: ...
     def show_notice(self, text: str) -> None: ...
@@ -148,6 +159,7 @@ class Session:
     ):
         self.store = store
         self.queue = list(queue)
+        self.total = sum(not showing.again for showing in self.queue)
         self.mode = mode
         self.ask = ask
         self.view = view
@@ -188,8 +200,7 @@ class Session:
     def _pose(self, showing: Showing) -> None:
         card = showing.card
         variant = card.pose(showing.seed)
-        number = len(self.done) + 1
-        self.view.show_card(card, variant, number, number + len(self.queue))
+        self.view.show_card(card, variant, self._progress(showing))
         shown_at = time.monotonic()
         if variant.kind == "recall":
             typed = self._line(_("Your answer"), card)
@@ -211,6 +222,11 @@ class Session:
         self.view.show_result(result)
         if self.mode == "review" and rating == 1:
             self._requeue(showing, review_id)
+
+    def _progress(self, showing: Showing) -> Progress:
+        number = sum(not done.again for done, _result in self.done) + (not showing.again)
+        again = sum(queued.again for queued in self.queue)
+        return Progress(number, self.total, again, showing.again)
 
     def _graded(self, card: Card, variant: Variant):
         from studytool.problems.answers import AnswerFormatError, grade
@@ -272,7 +288,7 @@ class Session:
         seed = showing.seed
         while seed == showing.seed:
             seed = self.rng.randrange(SEED_RANGE)
-        again = Showing(showing.card, seed)
+        again = Showing(showing.card, seed, again=True)
         self.queue.insert(min(REQUEUE_GAP, len(self.queue)), again)
         self.requeued[review_id] = again
 

@@ -17,7 +17,7 @@ from rich.table import Table
 from studytool.decks.model import Card, Deck
 from studytool.i18n import _
 from studytool.problems.variant import Variant
-from studytool.study.session import Result, Summary
+from studytool.study.session import Progress, Result, Summary
 from studytool.study.stats import Stats
 
 BAR_WIDTH = 40
@@ -47,6 +47,16 @@ def _options(variant: Variant) -> list[str]:
     return [f"  {i + 1}. {escape(option)}" for i, option in enumerate(variant.options)]
 
 
+def progress_text(progress: Progress) -> str:
+    """`[2/20]`; `[2/20 · 1 again]` while a missed card waits to come back; `[again · 3/20]` when it does."""
+    parts = [f"{progress.number}/{progress.total}"]
+    if progress.repeat:
+        parts.insert(0, _("again"))
+    if progress.again:
+        parts.append(_("{count} again").format(count=progress.again))
+    return "[" + " · ".join(parts) + "]"
+
+
 class TerminalView:
     """Shows cards, feedback and notices on a rich console (stderr when stdout carries JSON)."""
 
@@ -55,13 +65,13 @@ class TerminalView:
         self.decks = decks
         self.told_commands = False
 
-    def show_card(self, card: Card, variant: Variant, number: int, total: int) -> None:
+    def show_card(self, card: Card, variant: Variant, progress: Progress) -> None:
         lines = [escape(variant.prompt), *_options(variant)]
         if variant.kind != "recall":
             from studytool.problems.answers import format_hint
 
             lines.append(f"[dim]{escape(format_hint(variant))}[/]")
-        title = f"[{number}/{total}] {escape(card.key)} · {escape(card.topic)}"
+        title = f"{escape(progress_text(progress))} {escape(card.key)} · {escape(card.topic)}"
         if not self.told_commands:
             self.console.print(f"[dim]{escape(_('At any prompt: :q quit, :skip, :undo, :explain, :help'))}[/]")
             self.told_commands = True

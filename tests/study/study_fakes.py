@@ -57,8 +57,8 @@ class Recorder:
 
     events: list[tuple] = field(default_factory=list)
 
-    def show_card(self, card, variant, number, total):
-        self.events.append(("card", card.key, variant.prompt, number, total))
+    def show_card(self, card, variant, progress):
+        self.events.append(("card", card.key, variant.prompt, progress))
 
     def show_reference(self, card, variant):
         self.events.append(("reference", card.key))

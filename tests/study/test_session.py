@@ -7,7 +7,7 @@ from datetime import timedelta
 import fsrs
 from hypothesis import given, settings, strategies as st
 
-from studytool.study.session import REQUEUE_GAP, Session, Showing, spread_topics
+from studytool.study.session import REQUEUE_GAP, Progress, Session, Showing, spread_topics
 from study_fakes import T0, Clock, Recorder, Script, drawn, number, recall
 
 
@@ -30,7 +30,7 @@ def test_quiz_grades_numbers_and_recall_and_records_history_only(store):
     assert (summary.answered, summary.correct) == (3, 2)
     assert log(store) == [("d/n", "quiz", 3, 1, "12"), ("d/r", "quiz", 2, 1, "不记得了"), ("d/m", "quiz", 1, 0, "6")]
     assert store.schedules() == {}  # quiz does not move the schedule
-    assert [e[3:] for e in view.kinds("card")] == [(1, 3), (2, 3), (3, 3)]
+    assert [(e[3].number, e[3].total) for e in view.kinds("card")] == [(1, 3), (2, 3), (3, 3)]
     assert view.kinds("reference") == [("reference", "d/r")]
 
 
@@ -93,7 +93,19 @@ def test_missed_review_card_comes_back_later_with_another_variant(store):
     shown = view.kinds("card")
     assert [e[1] for e in shown][: REQUEUE_GAP + 2] == ["d/g", "d/a", "d/b", "d/c", "d/g"]
     assert shown[0][2] == "41 + 1 = ?" and shown[REQUEUE_GAP + 1][2] != shown[0][2]
-    assert summary.results[0].seed is None and view.kinds("card")[REQUEUE_GAP + 1][4] == 6
+    assert summary.results[0].seed is None
+
+
+def test_a_missed_card_coming_back_is_counted_apart_and_the_total_stays(store):
+    """[1/3], a miss: [2/3] · 1 again, [3/3] · 1 again, then the miss comes back as [again] [3/3]."""
+    cards = [number("a", 1), number("b", 2), number("c", 3)]
+    _, view, _ = run(store, cards, ["0", "2", "3", "1"], mode="review")
+    assert [(e[1], e[3]) for e in view.kinds("card")] == [
+        ("d/a", Progress(1, 3, again=0, repeat=False)),
+        ("d/b", Progress(2, 3, again=1, repeat=False)),
+        ("d/c", Progress(3, 3, again=1, repeat=False)),
+        ("d/a", Progress(3, 3, again=0, repeat=True)),
+    ]
 
 
 def test_undoing_a_miss_also_drops_its_requeued_copy(store):
