@@ -135,7 +135,8 @@ def parse_shape(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
-def _option_index(token: str, n_options: int, true_false: bool) -> int:
+def _option_index(token: str, n_options: int, true_false: bool) -> int | None:
+    """The 0-based option a token names (a letter, a number, or 对/错 words), or None."""
     if true_false and token in _TRUE_WORDS:
         return 0
     if true_false and token in _FALSE_WORDS:
@@ -145,12 +146,8 @@ def _option_index(token: str, n_options: int, true_false: bool) -> int:
     elif re.fullmatch(r"\d+", token):
         index = int(token) - 1
     else:
-        index = -1
-    if not 0 <= index < n_options:
-        last = chr(ord("A") + n_options - 1)
-        raise AnswerFormatError(
-            _("expected option letters A-{last} or numbers 1-{n}").format(last=last, n=n_options))
-    return index
+        return None
+    return index if 0 <= index < n_options else None
 
 
 def _option_tokens(text: str, n_options: int) -> list[str]:
@@ -162,23 +159,55 @@ def _option_tokens(text: str, n_options: int) -> list[str]:
     return [t for t in re.split(r"[,;/\s]+|和|与|\band\b", text) if t]
 
 
+def _true_false_error() -> AnswerFormatError:
+    return AnswerFormatError(_("expected exactly one answer: T/F, 对/错, or 1/2"))
+
+
 def parse_choice(text: str, options: tuple[str, ...]) -> frozenset[int]:
-    """`B`, `b`, `2`, several for multi-answer: `A C`, `a,c`, `ac`; 对/错 for true/false."""
+    """`B`, `b`, `2`, several for multi-answer: `A C`, `a,c`, `ac`; exactly one of T/F, 对/错, 1/2 for true/false."""
+    true_false = tuple(options) == TRUE_FALSE
     tokens = _option_tokens(text, len(options))
+    if true_false and len(tokens) != 1:
+        raise _true_false_error()  # "1 2" is not an answer to a true/false statement
     if not tokens:
         raise AnswerFormatError(_("expected the letter of an option, e.g. B"))
-    return frozenset(_option_index(t, len(options), tuple(options) == TRUE_FALSE) for t in tokens)
+    indices = [_option_index(t, len(options), true_false) for t in tokens]
+    if None in indices:
+        if true_false:
+            raise _true_false_error()
+        last = chr(ord("A") + len(options) - 1)
+        raise AnswerFormatError(
+            _("expected option letters A-{last} or numbers 1-{n}").format(last=last, n=len(options)))
+    return frozenset(indices)
 
 
-def parse_sequence(text: str, options: tuple[str, ...]) -> tuple[int, ...]:
-    """The shown items' numbers (or letters) in order: `3 1 2`, `3,1,2`, `312`, `C A B`."""
-    tokens = _option_tokens(text, len(options))
-    if not tokens:
+def _sequence_example(n: int) -> str:
+    """`2 1 3 …`: a sample order of n item numbers that is not the shown one."""
+    return " ".join(str(i) for i in [2, 1, *range(3, n + 1)][:n])
+
+
+def parse_sequence(text: str, options: tuple[str, ...], whole: bool = True) -> tuple[int, ...]:
+    """The shown items' numbers (or letters) in order: `3 1 2`, `3,1,2`, `312`, `C A B`.
+
+    `whole`: the answer orders all the items, so fewer numbers, repeats or numbers outside 1-N are
+    format errors (asked again), not wrong orders. Otherwise (some of the items, e.g. the tokens a
+    decoder step sees) any count is an answer, but each item at most once.
+    """
+    n = len(options)
+    indices = tuple(_option_index(t, n, False) for t in _option_tokens(text, n))
+    if whole and (None in indices or sorted(indices) != list(range(n))):
+        raise AnswerFormatError(_("give all {n} item numbers in order, each once, e.g. {example}").format(
+            n=n, example=_sequence_example(n)))
+    if not indices or None in indices:
         raise AnswerFormatError(_("expected the item numbers in order, e.g. 3 1 2"))
-    indices = tuple(_option_index(t, len(options), False) for t in tokens)
     if len(set(indices)) != len(indices):
         raise AnswerFormatError(_("each item may appear only once, e.g. 3 1 2"))
     return indices
+
+
+def _orders_all(variant: Variant) -> bool:
+    """A sequence answer that puts every shown item in order (an order card), not a selection of them."""
+    return len(variant.answer) == len(variant.options)
 
 
 def parse(variant: Variant, text: str) -> Any:
@@ -200,7 +229,7 @@ def parse(variant: Variant, text: str) -> Any:
     if kind == "choice":
         return parse_choice(text, variant.options)
     if kind == "sequence":
-        return parse_sequence(text, variant.options)
+        return parse_sequence(text, variant.options, whole=_orders_all(variant))
     raise ValueError(f"{kind} answers are not graded: the learner rates them 1-4")
 
 
@@ -337,8 +366,13 @@ def format_hint(variant: Variant) -> str:
             rows=len(variant.answer), cols=len(variant.answer[0]), tolerance=_tolerance_text(tol))
     if kind == "shape":
         return _("A shape, e.g. [32, 8, 10, 10] or 32x8x10x10 (exact).")
+    if kind == "choice" and tuple(variant.options) == TRUE_FALSE:
+        return _("One answer: T/F, 对/错, or 1/2.")
     if kind == "choice":
         return _("The letter(s) of the right option(s), e.g. B or A C.")
+    if kind == "sequence" and _orders_all(variant):
+        return _("All {n} item numbers in the right order, e.g. {example}.").format(
+            n=len(variant.options), example=_sequence_example(len(variant.options)))
     if kind == "sequence":
         return _("The item numbers in the right order, e.g. 3 1 2.")
     return _("Answer in your own words, then rate yourself 1-4.")

@@ -107,6 +107,37 @@ def test_true_false_words(text):
     assert grade(TRUE_FALSE, text).correct
 
 
+@pytest.mark.parametrize("text", ["1 2", "对 错", "t f", "tf", "A B", "true false", "", "maybe", "3"])
+def test_a_true_false_answer_that_is_not_exactly_one_answer_is_asked_again(text):
+    with pytest.raises(AnswerFormatError, match="T/F"):
+        grade(TRUE_FALSE, text)
+
+
+@pytest.mark.parametrize("text", ["2 1", "21", "3", "1 1 1", "1 2 3 4", "0 1 2", "A B"])
+def test_an_order_that_is_not_all_the_numbers_once_is_asked_again(text):
+    with pytest.raises(AnswerFormatError, match="all 3"):
+        grade(SEQUENCE, text)
+
+
+def test_a_selection_of_items_may_have_any_length_but_no_repeats():
+    seen = Variant("which tokens, in order?", "sequence", (2, 0), options=("x", "y", "z"))
+    assert grade(seen, "3 1").correct
+    assert not grade(seen, "3").correct  # one token short is a (known) wrong answer, not a format error
+    with pytest.raises(AnswerFormatError):
+        grade(seen, "3 3")
+
+
+def test_a_complete_order_that_is_wrong_is_wrong():
+    assert not grade(SEQUENCE, "1 2 3").correct
+
+
+def test_format_hints_say_how_to_answer_true_false_and_order():
+    assert "T/F" in format_hint(TRUE_FALSE) and "对/错" in format_hint(TRUE_FALSE)
+    assert "letter" not in format_hint(TRUE_FALSE)
+    hint = format_hint(SEQUENCE)
+    assert "2 1 3" in hint and "letter" not in hint
+
+
 @pytest.mark.parametrize("text", ["3 1 2", "3,1,2", "312", "C A B", "c a b"])
 def test_sequence_formats(text):
     assert grade(SEQUENCE, text).correct
