@@ -168,6 +168,7 @@ class Session:
         self.rng = rng or random.Random()
         self.done: list[tuple[Showing, Result | None]] = []  # each showing left behind: answered, or None if skipped
         self.requeued: dict[int, Showing] = {}  # review id of a miss -> the showing it put back
+        self.on_screen: tuple[Card, Variant, Progress]  # the card being asked, to show again after :explain
 
     def run(self) -> Summary:
         started = time.monotonic()
@@ -200,7 +201,8 @@ class Session:
     def _pose(self, showing: Showing) -> None:
         card = showing.card
         variant = card.pose(showing.seed)
-        self.view.show_card(card, variant, self._progress(showing))
+        self.on_screen = (card, variant, self._progress(showing))
+        self.view.show_card(*self.on_screen)
         shown_at = time.monotonic()
         if variant.kind == "recall":
             typed = self._line(_("Your answer"), card)
@@ -261,6 +263,7 @@ class Session:
                 continue
             if command == ":explain":
                 self.view.show_explain(card.topic)
+                self.view.show_card(*self.on_screen)  # the explanation scrolled the question away
                 continue
             if command in (":help", ":?"):
                 self.view.show_notice(_(

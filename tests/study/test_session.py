@@ -57,9 +57,11 @@ def test_skip_quit_and_eof_end_cleanly_with_what_was_answered(store):
     assert len(log(store)) == 3
 
 
-def test_explain_shows_the_topic_and_asks_again(store):
+def test_explain_shows_the_topic_then_the_card_again_and_asks_again(store):
     summary, view, _ = run(store, [number("a", 1, topic="positional-encoding")], [":explain", "1"])
-    assert view.kinds("explain") == [("explain", "positional-encoding")]
+    assert [event[:2] for event in view.events] == [
+        ("card", "d/a"), ("explain", "positional-encoding"), ("card", "d/a"), ("result", "d/a")]
+    assert view.events[0] == view.events[2]  # the same prompt, the same counter
     assert summary.correct == 1
 
 
