@@ -223,4 +223,9 @@ ZH: dict[str, str] = {
     "Answer key": "答案与解答",
     "Reference answer": "参考答案",
     "unknown format {format!r}: use md or json": "未知格式 {format!r}：请用 md 或 json",
+    # decks: a broken deck, in one line
+    "{file}: {count} problems in the deck (first: {first})": "{file}：卡组有 {count} 处问题（第一处：{first}）",
+    "run 'studytool decks check {file}'": "运行 'studytool decks check {file}' 查看全部",
+    "run 'studytool decks check' for every problem in {count} files":
+        "运行 'studytool decks check' 查看 {count} 个文件中的全部问题",
 }

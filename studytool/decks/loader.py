@@ -25,6 +25,7 @@ from pathlib import Path
 from studytool.config import Settings
 from studytool.decks.model import Deck
 from studytool.errors import StudytoolError
+from studytool.i18n import _
 
 MAX_BYTES = 4 * 1024 * 1024      # twice a 10,000-card deck
 MAX_ALIAS_NODES = 10_000         # nodes that aliases may add by expansion, all aliases together
@@ -34,19 +35,44 @@ Source = Path | Traversable      # a deck file on disk, or inside the installed 
 
 
 class DeckError(StudytoolError):
-    """Decks that failed to load; `problems` holds one `FILE:LINE:COL: ...` line each."""
+    """Decks that failed to load; `problems` holds one `FILE:LINE:COL: ...` line each.
 
-    def __init__(self, problems: Sequence[str]):
-        self.problems = list(problems)
-        super().__init__("\n".join(self.problems))
+    The message is one line (the first problem and how many there are), since
+    commands other than `decks check` report an error in one line.
+    """
+
+    def __init__(self, broken: Mapping[str, Sequence[str]]):
+        self.broken = {name: list(problems) for name, problems in broken.items()}
+        self.problems = [problem for problems in self.broken.values() for problem in problems]
+        super().__init__(_summary(self.broken))
+
+
+def _summary(broken: Mapping[str, Sequence[str]]) -> str:
+    """'FILE: 10 problems in the deck (first: 4:1: ...); run ...' for the first broken file."""
+    import shlex
+
+    (name, problems), *others = broken.items()
+    if len(problems) == 1 and not others:
+        return problems[0]
+    first = problems[0].removeprefix(f"{name}:").strip()
+    head = problems[0] if len(problems) == 1 else _("{file}: {count} problems in the deck (first: {first})").format(
+        file=name, count=len(problems), first=first)
+    if others:
+        return head + "; " + _("run 'studytool decks check' for every problem in {count} files").format(
+            count=len(broken))
+    return head + "; " + _("run 'studytool decks check {file}'").format(file=shlex.quote(name))
 
 
 @dataclass
 class Scan:
-    """What reading a set of deck files found: the good decks and every problem."""
+    """What reading a set of deck files found: the good decks, and each broken file's problems."""
 
     decks: list[Deck] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    broken: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def problems(self) -> list[str]:
+        return [problem for problems in self.broken.values() for problem in problems]
 
     @property
     def cards(self) -> int:
@@ -102,8 +128,9 @@ def scan(sources: Iterable[Source], taken: Mapping[str, str] | None = None) -> S
         if deck is not None and deck.deck in first_file:
             line, column = id_mark
             problems.append(f"{name}:{line}:{column}: deck id {deck.deck!r} is already used by {first_file[deck.deck]}")
-        result.problems += problems
-        if deck is not None and not problems:
+        if problems:
+            result.broken[name] = problems
+        elif deck is not None:
             first_file[deck.deck] = name
             result.decks.append(deck)
     return result
@@ -148,8 +175,8 @@ def check(paths: Sequence[Path]) -> list[str]:
 
 
 def _decks_or_raise(result: Scan) -> list[Deck]:
-    if result.problems:
-        raise DeckError(result.problems)
+    if result.broken:
+        raise DeckError(result.broken)
     return result.decks
 
 

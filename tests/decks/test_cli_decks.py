@@ -169,3 +169,16 @@ def test_show_keeps_every_card_id_whole_at_any_width(home, columns):
     assert max(cell_len(line) for line in done.stdout.splitlines()) <= columns
     if columns >= 120:
         assert "interview" in done.stdout or "fact" in done.stdout   # room for the tags column too
+
+
+@pytest.mark.parametrize("command", [["stats"], ["explain", "layernorm"], ["quiz", "--count", "1"], ["decks", "list"]])
+def test_a_deck_with_many_problems_is_one_line_outside_decks_check(home, command):
+    (home / "decks").mkdir()
+    bad = home / "decks" / "bad.yaml"
+    bad.write_text((BROKEN / "several-errors.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    result = runner.invoke(app, command)
+    assert result.exit_code == 1
+    assert result.stderr == (f"studytool: {bad}: 9 problems in the deck (first: 4:1: unknown field 'author'); "
+                             f"run 'studytool decks check {bad}'\n")
+    checked = runner.invoke(app, ["decks", "check", str(bad)])
+    assert checked.exit_code == 1 and len(checked.stdout.splitlines()) == 9

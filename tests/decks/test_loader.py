@@ -133,7 +133,22 @@ def test_load_deck_file_raises_one_deck_error_with_all_problems(name):
         load_deck_file(path)
     assert isinstance(caught.value, StudytoolError)
     assert_problems(caught.value.problems, path, CORPUS[name])
-    assert str(caught.value) == "\n".join(caught.value.problems)
+    assert str(caught.value).splitlines() == [str(caught.value)]   # the message is one line
+
+
+def test_a_deck_error_message_is_one_line_naming_the_count_the_first_problem_and_the_check_command(tmp_path):
+    path = BROKEN / "several-errors.yaml"
+    with pytest.raises(DeckError) as caught:
+        load_deck_file(path)
+    assert len(caught.value.problems) == 9
+    assert str(caught.value) == (f"{path}: 9 problems in the deck (first: 4:1: unknown field 'author'); "
+                                 f"run 'studytool decks check {path}'")
+    other = BROKEN / "unknown-kind.yaml"
+    with pytest.raises(DeckError) as caught:
+        load_decks(Settings(home=tmp_path, deck_paths=[path, other]))
+    assert str(caught.value).startswith(f"{path}: 9 problems in the deck (first: 4:1: ")
+    assert str(caught.value).endswith("; run 'studytool decks check' for every problem in 2 files")
+    assert caught.value.problems[-1].startswith(f"{other}:")
 
 
 def test_every_kind_loads_with_its_fields():
