@@ -344,7 +344,10 @@ def calc_shapes(
 
 
 def _study(ctx: typer.Context, as_json: bool, start) -> None:
-    """Run one session: `start(store, decks, ask, view)` -> Summary; JSON on stdout, or the summary on screen."""
+    """Run one session: `start(store, decks, ask, view)` -> Summary; JSON on stdout, or the summary on screen.
+
+    Ctrl-C ends the session like `:q` (the summary is shown) but exits 130, as an interrupted program does.
+    """
     from studytool.decks.loader import load_decks
     from studytool.render import console, err_console, print_json
     from studytool.study.store import open_store
@@ -359,6 +362,8 @@ def _study(ctx: typer.Context, as_json: bool, start) -> None:
         print_json(summary.to_json())
     else:
         show_summary(screen, summary)
+    if summary.interrupted:
+        raise typer.Exit(130)
 
 
 @app.command("quiz")

@@ -94,6 +94,7 @@ class Summary:
     skipped: int
     seconds: float
     seed: int | None = None   # quiz: the selection seed, to replay with --seed
+    interrupted: bool = False  # ended by Ctrl-C (the CLI exits 130 after the summary)
 
     @property
     def answered(self) -> int:
@@ -172,6 +173,7 @@ class Session:
 
     def run(self) -> Summary:
         started = time.monotonic()
+        interrupted = False
         try:
             while self.queue:
                 showing = self.queue.pop(0)
@@ -184,9 +186,12 @@ class Session:
                     self._take_back()
                 except _Quit:
                     break
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             pass
-        return Summary(self.mode, tuple(self.results), self.skipped, time.monotonic() - started)
+        except KeyboardInterrupt:
+            interrupted = True
+        return Summary(self.mode, tuple(self.results), self.skipped, time.monotonic() - started,
+                       interrupted=interrupted)
 
     @property
     def results(self) -> list[Result]:

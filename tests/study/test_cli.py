@@ -110,3 +110,28 @@ def test_corrupt_database_is_named_and_left_untouched(env):
         assert result.exit_code == 1
         assert str(db) in result.stderr and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert db.read_bytes() == before
+
+
+def test_ctrl_c_shows_the_summary_then_exits_130_and_eof_exits_0(env, monkeypatch):
+    import studytool.study.view as view
+
+    drill_deck(env)
+    args = ["--deck-path", str(env), "quiz", "--deck", "drill", "--count", "3", "--seed", "1"]
+    assert invoke(args, "7\n").exit_code == 0  # input ran out: a normal end
+
+    def interrupted_after_one(console, interactive):
+        lines = ["7"]
+
+        def ask(prompt):
+            if not lines:
+                raise KeyboardInterrupt  # what Ctrl-C raises at a terminal prompt
+            return lines.pop(0)
+
+        return ask
+
+    monkeypatch.setattr(view, "make_ask", interrupted_after_one)
+    result = invoke(args)
+    assert result.exit_code == 130
+    assert "Score: 1/1" in result.stdout
+    result = invoke([*args, "--json"])
+    assert result.exit_code == 130 and json.loads(result.stdout)["answered"] == 1  # JSON still alone on stdout

@@ -52,8 +52,9 @@ def test_skip_quit_and_eof_end_cleanly_with_what_was_answered(store):
     assert (summary.answered, summary.skipped) == (1, 1)
     summary, _, _ = run(store, [number("a", 1), number("b", 2)], ["1"])  # then EOF
     assert summary.answered == 1
+    assert not summary.interrupted
     summary, _, _ = run(store, [number("a", 1), number("b", 2)], ["1", KeyboardInterrupt])
-    assert summary.answered == 1
+    assert summary.answered == 1 and summary.interrupted
     assert len(log(store)) == 3
 
 
