@@ -130,8 +130,6 @@ ZH: dict[str, str] = {
         "查看某个主题：studytool explain 主题（编号、别名或唯一前缀）",
     "topic {query!r} is ambiguous: it could be {names}": "主题 {query!r} 有歧义，可能是：{names}",
     "unknown topic {query!r}; did you mean {names}?": "没有主题 {query!r}；你是不是想找 {names}？",
-    "unknown topic {query!r}; run 'studytool explain' for the list":
-        "没有主题 {query!r}；运行 studytool explain 查看全部主题",
     "empty {what}: give at least one number": "{what}为空：请至少输入一个数",
     "vector": "向量",
     "row": "行",
@@ -228,4 +226,6 @@ ZH: dict[str, str] = {
     "run 'studytool decks check {file}'": "运行 'studytool decks check {file}' 查看全部",
     "run 'studytool decks check' for every problem in {count} files":
         "运行 'studytool decks check' 查看 {count} 个文件中的全部问题",
+    "unknown topic {query!r}; closest: {names}; run 'studytool explain' for the list":
+        "没有主题 {query!r}；最接近的：{names}；运行 'studytool explain' 查看全部主题",
 }

@@ -128,7 +128,10 @@ def resolve(query: str) -> Topic:
         raise StudytoolError(
             _("topic {query!r} is ambiguous: it could be {names}").format(query=query, names=", ".join(sorted(matches)))
         )
-    near = list(dict.fromkeys(difflib.get_close_matches(key, list(by_name), n=3, cutoff=0.5)))
+    near = list(dict.fromkeys(by_name[name].id for name in difflib.get_close_matches(key, list(by_name), n=3, cutoff=0.5)))
     if near:
         raise StudytoolError(_("unknown topic {query!r}; did you mean {names}?").format(query=query, names=", ".join(near)))
-    raise StudytoolError(_("unknown topic {query!r}; run 'studytool explain' for the list").format(query=query))
+    # Nothing is close: still name the least far ids, and where the whole list is.
+    closest = difflib.get_close_matches(key, topic_ids(), n=3, cutoff=0)
+    raise StudytoolError(_("unknown topic {query!r}; closest: {names}; run 'studytool explain' for the list").format(
+        query=query, names=", ".join(closest)))

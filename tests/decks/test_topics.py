@@ -64,6 +64,22 @@ def test_an_unknown_topic_suggests_the_nearest_names(typo, suggestion):
     assert suggestion in message
 
 
+def test_a_name_near_nothing_still_gets_the_closest_ids_and_the_way_to_list_them():
+    with pytest.raises(StudytoolError) as error:
+        resolve("xyz")
+    message = str(error.value)
+    assert message.startswith("unknown topic 'xyz'; closest: ")
+    named = message.split("closest: ")[1].split(";")[0].split(", ")
+    assert len(named) == 3 and set(named) <= {topic.id for topic in load_topics()}
+    assert message.endswith("run 'studytool explain' for the list")
+
+
+def test_near_aliases_of_one_topic_are_suggested_once_by_id():
+    with pytest.raises(StudytoolError) as error:
+        resolve("layrnorm")
+    assert str(error.value) == "unknown topic 'layrnorm'; did you mean layernorm?"
+
+
 def test_normalize_treats_spaces_hyphens_and_underscores_alike():
     assert normalize("Post LN") == normalize("post-ln") == normalize("POST__ln") == "post-ln"
 
