@@ -7,6 +7,7 @@ order. Same seed and options give byte-identical output.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -55,13 +56,30 @@ def build(decks: Sequence[Deck], *, deck_ids: Sequence[str] = (), count: int | N
 
 def _options(item: Item) -> list[str]:
     if item.kind == "choice":
-        return [f"   - {chr(ord('A') + i)}. {text}" for i, text in enumerate(item.options)]
-    return [f"   - {i + 1}. {text}" for i, text in enumerate(item.options)]
+        return [f"   - {chr(ord('A') + i)}. {_one_line(text)}" for i, text in enumerate(item.options)]
+    return [f"   - {i + 1}. {_one_line(text)}" for i, text in enumerate(item.options)]
+
+
+# A code span the card wrote, or a <token> such as <s> or <eos>, which a renderer would read as an HTML tag.
+_CODE = re.compile(r"(`[^`\n]+`|<[A-Za-z/][\w/-]*>)")
+# Backslash-escaped outside code: \ * < > | ~, and _ unless inside a word (d_model stays as typed).
+_SPECIAL = re.compile(r"([\\*<>|~]|(?<![^\W_])_|_(?![^\W_]))")
+
+
+def _md(text: str) -> str:
+    """Card text as Markdown that renders as the same text: tokens in code spans, the rest escaped."""
+    out = []
+    for i, part in enumerate(_CODE.split(text)):  # odd parts are the matches
+        if i % 2 == 0:
+            out.append(_SPECIAL.sub(r"\\\1", part))
+        else:
+            out.append(part if part.startswith("`") else f"`{part}`")
+    return "".join(out)
 
 
 def _one_line(text: str) -> str:
-    """Keep a card's multi-line text inside its list item."""
-    return text.strip().replace("\n", "\n   ")
+    """Card text, escaped, kept inside its list item."""
+    return _md(text.strip()).replace("\n", "\n   ")
 
 
 def to_markdown(sheet: Worksheet) -> str:
@@ -71,7 +89,7 @@ def to_markdown(sheet: Worksheet) -> str:
     for number, item in enumerate(sheet.items, 1):
         lines.append(f"{number}. {_one_line(item.prompt)}")
         lines += _options(item)
-        lines += ["", f"   *{item.answer_format}*  `{item.card}`", ""]
+        lines += ["", f"   *{_md(item.answer_format)}*  `{item.card}`", ""]
     lines += [f"## {_('Answer key')}", ""]
     for number, item in enumerate(sheet.items, 1):
         label = _("Reference answer") if item.kind == "recall" else _("Answer")
@@ -80,7 +98,7 @@ def to_markdown(sheet: Worksheet) -> str:
         if item.why:
             lines.append(f"   - {_('Why')}: {_one_line(item.why)}")
         if item.source:
-            lines.append(f"   - {_('Source')}: {item.source}")
+            lines.append(f"   - {_('Source')}: {_md(item.source)}")
         lines.append("")
     return "\n".join(lines)
 

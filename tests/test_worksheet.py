@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -108,3 +109,49 @@ def test_cli_bad_options_are_one_line_errors(tmp_path, args):
     result = runner.invoke(app, ["worksheet", *args], env={"STUDYTOOL_HOME": str(tmp_path)})
     assert result.exit_code == 1
     assert "Traceback" not in result.output
+
+
+# --- Markdown that renders as the cards' own text ---------------------------------------------------------------
+
+
+def rendered_text(markdown: str) -> tuple[str, set[str]]:
+    """What a GFM-like renderer shows (tags stripped, entities decoded, spaces collapsed), and the tags it made."""
+    import html
+    import re
+
+    from markdown_it import MarkdownIt
+
+    page = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(markdown)
+    tags = set(re.findall(r"<([a-z0-9]+)", page))
+    text = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"</?code>", "", page)))  # a code span is inline
+    return re.sub(r"\s+", " ", text), tags
+
+
+TRICKY = Deck("tricky", "Markdown-significant text", "tests", (
+    Card("tricky", "tokens", "truefalse", "teacher-forcing", why="标签以 <eos> 结尾，输入以 <s> 开头。",
+         body={"statement": "decoder 输入是 <s> 我 爱 AI <eos>，其中 d_model * 2 | _x_ 不变。", "answer": False}),
+    Card("tricky", "choice", "choice", "teacher-forcing",
+         body={"q": "decoder 的输入？", "options": ["<s> 我 爱 AI", "我 爱 AI <eos>", "**粗** ~~删~~"], "answer": "A"}),
+))
+
+
+def test_markdown_of_tokens_and_markup_characters_renders_as_the_same_text():
+    sheet = build([TRICKY], seed=1)
+    text, tags = rendered_text(to_markdown(sheet))
+    assert tags <= {"h1", "h2", "p", "ol", "ul", "li", "em", "strong", "code"}, tags  # no <s>, <del>, <eos>, <table>
+    for item in sheet.items:
+        for shown in (item.prompt, *item.options):
+            assert re.sub(r"\s+", " ", shown) in text, shown
+    assert "标签以 <eos> 结尾，输入以 <s> 开头。" in text
+
+
+def test_the_notes_teacher_forcing_card_keeps_its_tokens(bundled):
+    text, tags = rendered_text(to_markdown(build(bundled, count=10, seed=7)))
+    assert "<s> 我 爱 AI <eos>" in text
+    assert not tags & {"s", "del", "eos", "table"}
+
+
+def test_json_keeps_the_raw_text():
+    (item, *_) = to_json(build([TRICKY], deck_ids=["tricky"], seed=1))
+    assert "<s>" in item["prompt"] or "<s>" in " ".join(item["options"])
+    assert "\\" not in item["prompt"]
