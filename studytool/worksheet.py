@@ -19,7 +19,8 @@ from studytool.problems.answers import format_answer, format_hint
 @dataclass(frozen=True)
 class Item:
     card: str                   # deck/id
-    kind: str                   # the answer kind: scalar, vector, matrix, shape, choice, sequence, recall
+    kind: str                   # the card's kind, as in the decks and quiz: number, truefalse, order, generated, ...
+    answer_kind: str            # what the answer is: scalar, vector, matrix, shape, choice, sequence, recall
     prompt: str
     options: tuple[str, ...]    # choice options / sequence items, as shown
     answer: str                 # canonical text the grader accepts (recall: the reference answer)
@@ -29,7 +30,8 @@ class Item:
     source: str
 
     def to_json(self) -> dict:
-        return {"card": self.card, "kind": self.kind, "prompt": self.prompt, "options": list(self.options),
+        return {"card": self.card, "kind": self.kind, "answer_kind": self.answer_kind, "prompt": self.prompt,
+                "options": list(self.options),
                 "answer": self.answer, "format": self.answer_format, "solution": list(self.solution),
                 "why": self.why, "source": self.source}
 
@@ -49,13 +51,13 @@ def build(decks: Sequence[Deck], *, deck_ids: Sequence[str] = (), count: int | N
     items = []
     for posing in posings:
         card, variant = posing.card, posing.card.pose(posing.seed)
-        items.append(Item(card.key, variant.kind, variant.prompt, variant.options, format_answer(variant),
+        items.append(Item(card.key, card.kind, variant.kind, variant.prompt, variant.options, format_answer(variant),
                           format_hint(variant), variant.solution, card.why, card.source))
     return Worksheet(posings.seed, tuple(items))
 
 
 def _options(item: Item) -> list[str]:
-    if item.kind == "choice":
+    if item.answer_kind == "choice":
         return [f"   - {chr(ord('A') + i)}. {_one_line(text)}" for i, text in enumerate(item.options)]
     return [f"   - {i + 1}. {_one_line(text)}" for i, text in enumerate(item.options)]
 
@@ -92,7 +94,7 @@ def to_markdown(sheet: Worksheet) -> str:
         lines += ["", f"   *{_md(item.answer_format)}*  `{item.card}`", ""]
     lines += [f"## {_('Answer key')}", ""]
     for number, item in enumerate(sheet.items, 1):
-        label = _("Reference answer") if item.kind == "recall" else _("Answer")
+        label = _("Reference answer") if item.answer_kind == "recall" else _("Answer")
         lines.append(f"{number}. **{label}:** {_one_line(item.answer)}")
         lines += [f"   - {_one_line(step)}" for step in item.solution]
         if item.why:

@@ -46,7 +46,7 @@ def test_every_answer_in_the_key_grades_correct(bundled):
     posings = plan(bundled, count=60, seed=3)
     for item, posing in zip(sheet.items, posings):
         variant = posing.card.pose(posing.seed)
-        if item.kind == "recall":
+        if item.answer_kind == "recall":
             assert item.answer == variant.answer
         else:
             assert grade(variant, item.answer).correct, item.card
@@ -54,9 +54,10 @@ def test_every_answer_in_the_key_grades_correct(bundled):
 
 def test_hand_made_cards_of_every_kind():
     sheet = build([HAND_MADE], seed=1)
-    kinds = {item.card: item.kind for item in sheet.items}
-    assert kinds == {"hand/ln": "vector", "hand/shapes": "shape", "hand/tf": "choice", "hand/recall": "recall",
-                     "hand/order": "sequence"}
+    kinds = {item.card: (item.kind, item.answer_kind) for item in sheet.items}
+    assert kinds == {"hand/ln": ("generated", "vector"), "hand/shapes": ("generated", "shape"),
+                     "hand/tf": ("truefalse", "choice"), "hand/recall": ("recall", "recall"),
+                     "hand/order": ("order", "sequence")}
     by_card = {item.card: item for item in sheet.items}
     assert by_card["hand/tf"].answer == "B" and by_card["hand/tf"].why == "LN 不看 batch。"
     assert by_card["hand/recall"].answer == "梯度有一条恒等路径。"
@@ -74,7 +75,13 @@ def test_markdown_has_questions_then_the_answer_key():
 def test_json_items_have_the_contract_fields():
     items = to_json(build([HAND_MADE], seed=1))
     for item in items:
-        assert {"card", "kind", "prompt", "answer", "solution"} <= set(item)
+        assert {"card", "kind", "answer_kind", "prompt", "answer", "solution"} <= set(item)
+
+
+def test_json_kind_is_the_card_kind_that_decks_and_quiz_use():
+    items = {item["card"]: item for item in to_json(build([HAND_MADE], seed=1))}
+    assert {card.key: card.kind for card in HAND_MADE.cards} == {key: item["kind"] for key, item in items.items()}
+    assert items["hand/tf"]["answer_kind"] == "choice" and items["hand/order"]["answer_kind"] == "sequence"
     json.dumps(items, ensure_ascii=False)
 
 
