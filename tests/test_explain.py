@@ -110,7 +110,21 @@ def test_explain_without_a_topic_lists_all_topics_with_aliases():
     assert result.exit_code == 0
     for topic_id in TOPIC_IDS:
         assert topic_id in result.stdout
-    assert "层归一化" in result.stdout and "输入层" in result.stdout
+    assert "层归一化" in result.stdout          # topic titles are content: Chinese
+
+
+def test_group_headings_are_interface_text_in_the_interface_language():
+    headings = {"en": ["Task and big picture", "Input layer", "Attention", "Encoder", "Decoder",
+                       "Shapes, compute and parameters"],
+                "zh": ["任务与全局", "输入层", "注意力", "Encoder", "Decoder", "形状、计算量与参数量"]}
+    for lang, expected in headings.items():
+        result = runner.invoke(app, ["--lang", lang, "explain"])
+        assert result.exit_code == 0, result.output
+        assert [title for title, _ in topic_index()] == expected
+        for title in expected:
+            assert title in result.stdout
+    assert "输入层" not in runner.invoke(app, ["--lang", "en", "explain"]).stdout
+    assert "Input layer" in runner.invoke(app, ["--lang", "en", "explain", "embedding"]).stdout
 
 
 def test_an_unknown_topic_exits_1_with_suggestions():

@@ -15,7 +15,7 @@ from importlib.resources import files
 from typing import Any
 
 from studytool.errors import StudytoolError
-from studytool.i18n import _
+from studytool.i18n import LANGUAGES, _, language
 
 _FIELDS = {"id", "title", "aliases", "group", "summary", "formulas", "mistakes", "generator", "example"}
 
@@ -51,8 +51,13 @@ def _document() -> dict[str, Any]:
 
 
 def group_titles() -> dict[str, str]:
-    """Group key -> display title, in display order."""
-    return dict(_document().get("groups") or {})
+    """Group key -> display title in the interface language, in display order."""
+    titles = {}
+    for key, title in (_document().get("groups") or {}).items():
+        if not isinstance(title, dict) or not all(isinstance(title.get(lang), str) for lang in LANGUAGES):
+            raise StudytoolError(f"topics.yaml: group {key!r} needs a title for each of {', '.join(LANGUAGES)}")
+        titles[key] = title[language()]
+    return titles
 
 
 def _topic(entry: dict[str, Any], groups: dict[str, str]) -> Topic:
