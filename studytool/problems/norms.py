@@ -53,8 +53,11 @@ def layer_norm(rng: np.random.Generator, *, x, size, low, high, scale, shift, as
     head = f"一个 token 的 {k} 维表示 x = {vec(xs)}，{_LN_RULE}。"
 
     if ask == "mean":
+        total = float(xs.sum())
+        hints = (Hint(total, f"这是 {k} 个分量的和；均值还要除以 K = {k}。"),
+                 Hint(total / (k - 1), f"均值除以分量个数 K = {k}，不是 K−1。"))
         return Variant(head + "LayerNorm 用的均值 m 是多少？", "scalar", float(m), FOUR_DECIMALS, tuple(steps[:1]),
-                       (), params=params)
+                       hints, params=params)
     if ask == "sigma":
         hints = (Hint(sigma_unbiased, "你用了无偏标准差（除以 K−1）；LayerNorm 除以 K。"),
                  Hint(sigma**2, "这是方差；σ 还要开平方。"))

@@ -294,3 +294,11 @@ def test_known_wrong_methods_get_their_hint(name):
                 assert result.hint is not None, f"{name} seed {seed}: {text}"
                 seen += 1
     assert seen > 0
+
+
+@pytest.mark.parametrize(("typed", "word"), [("10", "和"), ("3.3333", "K−1")])
+def test_layer_norm_mean_recognises_summing_and_dividing_by_k_minus_1(typed, word):
+    v = registry.get("layer_norm").draw(np.random.default_rng(0), x=[1, 2, 3, 4], ask="mean")
+    assert grade(v, "2.5").correct  # (1 + 2 + 3 + 4) / 4
+    result = grade(v, typed)        # the sum 10; 10 / 3
+    assert not result.correct and word in (result.hint or "")
