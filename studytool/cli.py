@@ -150,7 +150,9 @@ def decks_check(
     if result.problems:
         typer.echo("\n".join(result.problems))
         raise typer.Exit(1)
-    typer.echo(_("ok: {decks} decks, {cards} cards").format(decks=len(result.decks), cards=result.cards))
+    decks = (_("{n} deck") if len(result.decks) == 1 else _("{n} decks")).format(n=len(result.decks))
+    cards = (_("{n} card") if result.cards == 1 else _("{n} cards")).format(n=result.cards)
+    typer.echo(_("ok: {decks}, {cards}").format(decks=decks, cards=cards))
 
 
 # --- export ---

@@ -113,7 +113,11 @@ ZH: dict[str, str] = {
     "Topic": "主题",
     "Tags": "标签",
     "Question": "问题",
-    "ok: {decks} decks, {cards} cards": "通过：{decks} 个卡组，{cards} 张卡片",
+    "ok: {decks}, {cards}": "通过：{decks}，{cards}",
+    "{n} deck": "{n} 个卡组",
+    "{n} decks": "{n} 个卡组",
+    "{n} card": "{n} 张卡片",
+    "{n} cards": "{n} 张卡片",
     # explain and calc
     "Idea": "要点",
     "Formulas": "公式",

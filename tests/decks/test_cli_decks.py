@@ -30,7 +30,9 @@ def home(tmp_path, monkeypatch):
 def test_check_a_good_deck():
     result = runner.invoke(app, ["decks", "check", str(GOOD)])
     assert result.exit_code == 0, result.output
-    assert result.stdout == "ok: 1 decks, 12 cards\n"
+    assert result.stdout == "ok: 1 deck, 12 cards\n"
+    zh = runner.invoke(app, ["--lang", "zh", "decks", "check", str(GOOD)])
+    assert zh.stdout == "通过：1 个卡组，12 张卡片\n"
 
 
 def test_check_prints_every_problem_and_exits_1():
@@ -67,6 +69,7 @@ def test_check_without_paths_checks_the_installed_decks():
     installed = scan(bundled_sources())
     result = runner.invoke(app, ["decks", "check"])
     assert result.exit_code == 0, result.output
+    assert len(installed.decks) > 1
     assert result.stdout == f"ok: {len(installed.decks)} decks, {installed.cards} cards\n"
     result = runner.invoke(app, ["--deck-path", str(GOOD), "decks", "check"])
     assert result.stdout == f"ok: {len(installed.decks) + 1} decks, {installed.cards + 12} cards\n"
