@@ -213,6 +213,10 @@ def explain_command(
     from studytool.render import console
 
     if not topic:
+        if seed is not None:
+            raise typer.BadParameter(_("a seed draws one topic's example; name the topic, e.g. "
+                                       "studytool explain attention --seed {seed}").format(seed=seed),
+                                     param_hint="'--seed'")
         from studytool.explain import topic_index
         from studytool.explain_render import render_topic_list
 

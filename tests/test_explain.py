@@ -127,6 +127,13 @@ def test_group_headings_are_interface_text_in_the_interface_language():
     assert "Input layer" in runner.invoke(app, ["--lang", "en", "explain", "embedding"]).stdout
 
 
+def test_a_seed_without_a_topic_is_a_usage_error_not_ignored():
+    result = runner.invoke(app, ["explain", "--seed", "3"])
+    assert result.exit_code == 2
+    assert "--seed" in result.stderr and "studytool explain attention --seed 3" in result.stderr
+    assert "seq2seq" not in result.stdout   # no topic list as if the seed were fine
+
+
 def test_an_unknown_topic_exits_1_with_suggestions():
     result = runner.invoke(app, ["explain", "layernrom"])
     assert result.exit_code == 1
