@@ -18,9 +18,10 @@ from studytool.decks.model import Card, Deck
 from studytool.i18n import _
 from studytool.problems.variant import Variant
 from studytool.study.session import Progress, Result, Summary
-from studytool.study.stats import Stats
+from studytool.study.stats import Stats, TopicScore
 
 BAR_WIDTH = 40
+TITLE_MARGIN = 6       # a panel title sits between "╭─ " and " ─╮"
 RATINGS = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
 
 
@@ -57,6 +58,17 @@ def progress_text(progress: Progress) -> str:
     return "[" + " · ".join(parts) + "]"
 
 
+def card_title(progress: Progress, card: Card, width: int) -> str:
+    """The card header, shortened to fit a panel `width` cells wide: the deck goes first, then the card id."""
+    from rich.cells import cell_len
+
+    counter = progress_text(progress)
+    forms = [f"{counter} {card.key} · {card.topic}", f"{counter} {card.id} · {card.topic}",
+             f"{counter} {card.topic}", counter]
+    room = width - TITLE_MARGIN
+    return next((form for form in forms if cell_len(form) <= room), counter)
+
+
 class TerminalView:
     """Shows cards, feedback and notices on a rich console (stderr when stdout carries JSON)."""
 
@@ -71,7 +83,7 @@ class TerminalView:
             from studytool.problems.answers import format_hint
 
             lines.append(f"[dim]{escape(format_hint(variant))}[/]")
-        title = f"{escape(progress_text(progress))} {escape(card.key)} · {escape(card.topic)}"
+        title = escape(card_title(progress, card, self.console.width))
         if not self.told_commands:
             self.console.print(f"[dim]{escape(_('At any prompt: :q quit, :skip, :undo, :explain, :help'))}[/]")
             self.told_commands = True
@@ -125,8 +137,14 @@ def show_summary(console: Console, summary: Summary) -> None:
     weakest = summary.weakest()
     if weakest:
         console.print(f"[bold]{_('Weakest topics')}:[/]")
-        for score in weakest:
-            console.print(f"  {score.topic}  {score.correct}/{score.answered}   [cyan]{score.command}[/]")
+        _show_scores(console, weakest)
+
+
+def _show_scores(console: Console, scores: Sequence[TopicScore]) -> None:
+    """Each weak topic, then the command that drills it on a line of its own, never broken (to copy and paste)."""
+    for score in scores:
+        console.print(f"  {score.topic}  {score.correct}/{score.answered}")
+        console.print(f"    [cyan]{escape(score.command)}[/]", soft_wrap=True)
 
 
 def _bar(count: int, most: int) -> str:
@@ -156,7 +174,4 @@ def show_stats(console: Console, stats: Stats) -> None:
         console.print(f"  {day.isoformat()} {count:>5} [cyan]{_bar(count, most)}[/]")
     if stats.weakest:
         console.print(f"\n[bold]{_('Weakest topics (30 days)')}[/]")
-        for score in stats.weakest:
-            console.print(
-                f"  {score.topic}  {score.correct}/{score.answered}   [cyan]{score.command}[/]"
-            )
+        _show_scores(console, stats.weakest)

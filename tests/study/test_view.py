@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from studytool.study.session import Progress
-from studytool.study.view import progress_text
+import io
+
+from rich.cells import cell_len
+from rich.console import Console
+
+from studytool.study.session import Progress, Result, Summary
+from studytool.study.stats import Stats, TopicScore
+from studytool.study.view import TerminalView, progress_text, show_stats, show_summary
+from study_fakes import number
 
 
 def test_progress_counts_missed_cards_apart_from_the_total():
@@ -11,3 +18,35 @@ def test_progress_counts_missed_cards_apart_from_the_total():
     assert progress_text(Progress(2, 20, again=1, repeat=False)) == "[2/20 · 1 again]"
     assert progress_text(Progress(3, 20, again=0, repeat=True)) == "[again · 3/20]"
     assert progress_text(Progress(3, 20, again=2, repeat=True)) == "[again · 3/20 · 2 again]"
+
+
+def screen(width: int) -> Console:
+    return Console(file=io.StringIO(), width=width, color_system=None, highlight=False)
+
+
+def text(console: Console) -> str:
+    return console.file.getvalue()
+
+
+def test_a_narrow_card_header_drops_the_deck_then_the_id_but_keeps_counter_and_topic():
+    card = number("gen-causal-visible", 1, topic="architecture", deck="cs336-architecture")
+    variant = card.pose(None)
+    for width, header in [(100, "[1/20] cs336-architecture/gen-causal-visible · architecture"),
+                          (50, "[1/20] gen-causal-visible · architecture"),
+                          (30, "[1/20] architecture")]:
+        console = screen(width)
+        TerminalView(console).show_card(card, variant, Progress(1, 20, again=0, repeat=False))
+        top = next(line for line in text(console).splitlines() if line.startswith("╭"))
+        assert top.startswith(f"╭─ {header} ─") and cell_len(top) == width
+
+
+def test_suggested_commands_are_never_broken_across_lines():
+    command = "studytool quiz --topic positional-encoding"  # 41 cells, wider than the terminal
+    stats = Stats(decks=(), answers_total=1, retention=None, retention_reviews=0, answers_per_day=(), forecast=(),
+                  weakest=(TopicScore("positional-encoding", answered=1, correct=0),))
+    card = number("pe", 1, topic="positional-encoding")
+    missed = Result(card, None, card.pose(None), "2", "1", False, 1, None, review_id=1)
+    for show, value in [(show_stats, stats), (show_summary, Summary("quiz", (missed,), 0, 1.0))]:
+        console = screen(30)
+        show(console, value)
+        assert any(line.strip() == command for line in text(console).splitlines())
