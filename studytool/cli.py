@@ -286,7 +286,7 @@ def calc_pe(
     positions: int = typer.Option(..., "--positions", help="Number of positions, from 0."),
     as_json: bool = _JSON,
 ) -> None:
-    """The sinusoidal positional-encoding table."""
+    """The sinusoidal positional-encoding table: a row per dimension, as many positions as fit; --json gives all."""
     from studytool import calc
     from studytool.calc_render import render_pe
 
