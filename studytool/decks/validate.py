@@ -231,6 +231,19 @@ KINDS: dict[str, tuple[dict[str, Callable[[Node], Any]], tuple[str, ...]]] = {
     "generated": ({"generator": text, "params": mapping, "example": mapping}, ("generator",)),
 }
 KNOWN = {kind: {**COMMON, **own} for kind, (own, _) in KINDS.items()}   # every field a card of the kind may have
+ANY_KIND = frozenset(field for fields in KNOWN.values() for field in fields)
+# Said when a card has a field of another kind: where this kind keeps its question and answer.
+KIND_FIELDS = {
+    "recall": "recall cards have 'q' and the reference answer 'a'",
+    "choice": "choice cards have 'q', 'options' and 'answer' (a letter, or a list of letters)",
+    "truefalse": "truefalse cards have 'statement', 'answer' (true or false) and 'why'; no 'q'",
+    "number": "number cards have 'q', 'answer' (a number) and an optional 'tolerance'",
+    "vector": "vector cards have 'q', 'answer' (a list of numbers) and an optional 'tolerance'",
+    "shape": "shape cards have 'q' and 'answer' (a list of positive integers)",
+    "order": "order cards list 'items' in the right order; they have no 'answer'",
+    "generated": "generated cards have 'generator' and optional 'params' and 'example'; "
+                 "the generator writes the question and answer",
+}
 DECK_FIELDS = {"deck": ident, "title": text, "source": text, "cards": None}
 REQUIRED_DECK = ("deck", "title", "cards")
 
@@ -345,7 +358,8 @@ def _card(node: Node, index: int, deck_id: str, report: _Problems) -> tuple[Card
     if kind in KINDS:
         for key in pairs:
             if key not in known:
-                report.add(_key_node(node, key), f"unknown field {key!r} for {_a(kind)} card{_near(key, known)}", label)
+                hint = f" ({KIND_FIELDS[kind]})" if key in ANY_KIND else _near(key, known)
+                report.add(_key_node(node, key), f"unknown field {key!r} for {_a(kind)} card{hint}", label)
     missing = [key for key in (*REQUIRED_COMMON, *required) if key not in pairs]
     if missing:
         needs = f"{_a(kind)} card needs {', '.join(required)}" if kind in KINDS else "every card needs id, kind, topic"

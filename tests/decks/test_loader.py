@@ -66,7 +66,7 @@ CORPUS = {
         "4:1: unknown field 'author'",
         "6:5: card c1: missing 'q', 'a' (a recall card needs q, a)",
         "8:12: card c1: topic: must be text, got a list",
-        "9:5: card c1: unknown field 'answer' for a recall card",
+        "9:5: card c1: unknown field 'answer' for a recall card (recall cards have 'q' and the reference answer 'a')",
         "10:5: card #2: missing 'q' (a choice card needs q, options, answer)",
         "10:9: card #2: id: 'Bad_Id' is not a valid id (lowercase letters, digits and hyphens, e.g. ln-direction)",
         "13:14: card #2: options: must have 2 to 8 entries, got 1",
@@ -279,3 +279,23 @@ def test_a_file_named_twice_is_read_once(tmp_path):
     mine.write_text(GOOD.read_text(encoding="utf-8"), encoding="utf-8")
     decks = load_decks(Settings(home=tmp_path, deck_paths=[mine, tmp_path / "decks"]))
     assert [deck.file for deck in decks].count(str(mine)) == 1
+
+
+@pytest.mark.parametrize("card, messages", [
+    ("kind: order\n    q: 顺序？\n    items: [a, b, c]\n    answer: [1, 2, 3]",
+     ["9:5: card c: unknown field 'answer' for an order card (order cards list 'items' in the right order; "
+      "they have no 'answer')"]),
+    ("kind: truefalse\n    q: 对吗？\n    statement: s\n    answer: true\n    why: w",
+     ["7:5: card c: unknown field 'q' for a truefalse card (truefalse cards have 'statement', 'answer' "
+      "(true or false) and 'why'; no 'q')"]),
+    ("kind: choice\n    q: 哪个？\n    options: [x, y]\n    a: A",
+     ["4:5: card c: missing 'answer' (a choice card needs q, options, answer)",
+      "9:5: card c: unknown field 'a' for a choice card (choice cards have 'q', 'options' and 'answer' "
+      "(a letter, or a list of letters))"]),
+    ("kind: recall\n    q: 什么？\n    a: 这个\n    tolerence: 1",   # no kind has it: no kind hint
+     ["9:5: card c: unknown field 'tolerence' for a recall card"]),
+])
+def test_a_field_of_another_kind_says_where_this_kind_keeps_its_answer(tmp_path, card, messages):
+    path = tmp_path / "mixed.yaml"
+    path.write_text(f"deck: mixed\ntitle: M\ncards:\n  - id: c\n    topic: layernorm\n    {card}\n", encoding="utf-8")
+    assert check([path]) == [f"{path}:{message}" for message in messages]
