@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 from string import ascii_uppercase
 
 from rich.console import Console
@@ -25,6 +26,16 @@ TITLE_MARGIN = 6       # a panel title sits between "╭─ " and " ─╮"
 RATINGS = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
 
 
+def emit(console: Console, *objects: object, **options: Any) -> None:
+    """`console.print`; off a terminal (a pipe, a log), without the spaces rich pads each line with to the width."""
+    if console.is_terminal:
+        console.print(*objects, **options)
+        return
+    with console.capture() as captured:
+        console.print(*objects, **options)
+    console.file.write("\n".join(line.rstrip() for line in captured.get().split("\n")))
+
+
 def make_ask(console: Console, interactive: bool) -> Callable[[str], str]:
     """A terminal prompt when interactive; else one line of stdin per call (EOF -> EOFError)."""
     if interactive:
@@ -35,7 +46,7 @@ def make_ask(console: Console, interactive: bool) -> Callable[[str], str]:
         if not line:
             raise EOFError
         line = line.rstrip("\r\n")
-        console.print(f"[dim]{escape(prompt)}> {escape(line)}[/]")  # the transcript shows what was read
+        emit(console, f"[dim]{escape(prompt)}> {escape(line)}[/]")  # the transcript shows what was read
         return line
 
     return read_line
@@ -85,33 +96,34 @@ class TerminalView:
             lines.append(f"[dim]{escape(format_hint(variant))}[/]")
         title = escape(card_title(progress, card, self.console.width))
         if not self.told_commands:
-            self.console.print(f"[dim]{escape(_('At any prompt: :q quit, :skip, :undo, :explain, :help'))}[/]")
+            emit(self.console, f"[dim]{escape(_('At any prompt: :q quit, :skip, :undo, :explain, :help'))}[/]")
             self.told_commands = True
-        self.console.print(Panel("\n".join(lines), title=title, title_align="left"))
+        panel = Panel("\n".join(lines), title=title, title_align="left", expand=self.console.is_terminal)
+        emit(self.console, panel)
 
     def show_reference(self, card: Card, variant: Variant) -> None:
-        self.console.print(f"[bold]{_('Answer')}:[/] {escape(str(variant.answer))}")
+        emit(self.console, f"[bold]{_('Answer')}:[/] {escape(str(variant.answer))}")
 
     def show_result(self, result: Result) -> None:
         if result.variant.kind == "recall":
             mark = _(RATINGS[result.rating])
-            self.console.print(f"[{'green' if result.correct else 'red'}]{mark}[/]")
+            emit(self.console, f"[{'green' if result.correct else 'red'}]{mark}[/]")
         elif result.correct:
-            self.console.print(f"[bold green]✓ {_('Correct')}[/]  {_('Answer')}: {escape(result.expected)}")
+            emit(self.console, f"[bold green]✓ {_('Correct')}[/]  {_('Answer')}: {escape(result.expected)}")
         else:
-            self.console.print(f"[bold red]✗ {_('Wrong')}[/]  {_('Answer')}: {escape(result.expected)}")
+            emit(self.console, f"[bold red]✗ {_('Wrong')}[/]  {_('Answer')}: {escape(result.expected)}")
             if result.hint:
-                self.console.print(f"[yellow]{_('Hint')}:[/] {escape(result.hint)}")
+                emit(self.console, f"[yellow]{_('Hint')}:[/] {escape(result.hint)}")
         if result.variant.solution and result.variant.kind != "recall":
-            self.console.print(f"[bold]{_('Solution')}:[/]")
+            emit(self.console, f"[bold]{_('Solution')}:[/]")
             for step in result.variant.solution:
-                self.console.print(f"  {escape(step)}")
+                emit(self.console, f"  {escape(step)}")
         if result.card.why:
-            self.console.print(f"[bold]{_('Why')}:[/] {escape(result.card.why)}")
-        self.console.print()
+            emit(self.console, f"[bold]{_('Why')}:[/] {escape(result.card.why)}")
+        emit(self.console)
 
     def show_notice(self, text: str) -> None:
-        self.console.print(f"[yellow]{escape(text)}[/]")
+        emit(self.console, f"[yellow]{escape(text)}[/]")
 
     def show_explain(self, topic: str) -> None:
         from studytool.errors import StudytoolError
@@ -125,26 +137,26 @@ class TerminalView:
 
 
 def show_summary(console: Console, summary: Summary) -> None:
-    console.print()
+    emit(console)
     minutes, seconds = divmod(round(summary.seconds), 60)
     share = f" ({100 * summary.correct / summary.answered:.0f}%)" if summary.answered else ""
-    console.print(
+    emit(console, 
         f"[bold]{_('Score')}:[/] {summary.correct}/{summary.answered}{share}   "
         f"[bold]{_('Time')}:[/] {minutes}m {seconds:02d}s   [bold]{_('Skipped')}:[/] {summary.skipped}"
     )
     if summary.seed is not None:
-        console.print(_("Replay this quiz with --seed {seed}").format(seed=summary.seed))
+        emit(console, _("Replay this quiz with --seed {seed}").format(seed=summary.seed))
     weakest = summary.weakest()
     if weakest:
-        console.print(f"[bold]{_('Weakest topics')}:[/]")
+        emit(console, f"[bold]{_('Weakest topics')}:[/]")
         _show_scores(console, weakest)
 
 
 def _show_scores(console: Console, scores: Sequence[TopicScore]) -> None:
     """Each weak topic, then the command that drills it on a line of its own, never broken (to copy and paste)."""
     for score in scores:
-        console.print(f"  {score.topic}  {score.correct}/{score.answered}")
-        console.print(f"    [cyan]{escape(score.command)}[/]", soft_wrap=True)
+        emit(console, f"  {score.topic}  {score.correct}/{score.answered}")
+        emit(console, f"    [cyan]{escape(score.command)}[/]", soft_wrap=True)
 
 
 def _bar(count: int, most: int) -> str:
@@ -157,21 +169,21 @@ def show_stats(console: Console, stats: Stats) -> None:
         table.add_column(header, justify="left" if header == _("Deck") else "right")
     for deck in stats.decks:
         table.add_row(deck.deck, str(deck.new), str(deck.learning), str(deck.review), str(deck.due_today))
-    console.print(table)
+    emit(console, table)
     retention = f"{100 * stats.retention:.1f}%" if stats.retention is not None else "—"
-    console.print(
+    emit(console, 
         f"[bold]{_('Answers recorded')}:[/] {stats.answers_total}   "
         f"[bold]{_('True retention (30 days)')}:[/] {retention} ({stats.retention_reviews} {_('reviews')})"
     )
     most = max((n for _day, n in stats.answers_per_day), default=0)
     if most:
-        console.print(f"\n[bold]{_('Answers per day')}[/]")
+        emit(console, f"\n[bold]{_('Answers per day')}[/]")
         for day, count in stats.answers_per_day:
-            console.print(f"  {day.isoformat()} {count:>5} [green]{_bar(count, most)}[/]")
+            emit(console, f"  {day.isoformat()} {count:>5} [green]{_bar(count, most)}[/]")
     most = max((n for _day, n in stats.forecast), default=0)
-    console.print(f"\n[bold]{_('Due in the next 14 days')}[/]")
+    emit(console, f"\n[bold]{_('Due in the next 14 days')}[/]")
     for day, count in stats.forecast:
-        console.print(f"  {day.isoformat()} {count:>5} [cyan]{_bar(count, most)}[/]")
+        emit(console, f"  {day.isoformat()} {count:>5} [cyan]{_bar(count, most)}[/]")
     if stats.weakest:
-        console.print(f"\n[bold]{_('Weakest topics (30 days)')}[/]")
+        emit(console, f"\n[bold]{_('Weakest topics (30 days)')}[/]")
         _show_scores(console, stats.weakest)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -37,7 +38,7 @@ def test_a_narrow_card_header_drops_the_deck_then_the_id_but_keeps_counter_and_t
         console = screen(width)
         TerminalView(console).show_card(card, variant, Progress(1, 20, again=0, repeat=False))
         top = next(line for line in text(console).splitlines() if line.startswith("╭"))
-        assert top.startswith(f"╭─ {header} ─") and cell_len(top) == width
+        assert top.startswith(f"╭─ {header} ─") and cell_len(top) <= width
 
 
 def test_suggested_commands_are_never_broken_across_lines():
@@ -50,3 +51,22 @@ def test_suggested_commands_are_never_broken_across_lines():
         console = screen(30)
         show(console, value)
         assert any(line.strip() == command for line in text(console).splitlines())
+
+
+def test_piped_output_has_no_trailing_spaces_and_a_terminal_keeps_full_width_panels():
+    card = number("c", 7)
+    card = replace(card, why="一句很长的解释，" * 12)
+    variant = card.pose(None)
+    result = Result(card, None, variant, "8", "7", False, 1, None, review_id=1)
+    for is_terminal in (False, True):
+        console = Console(file=io.StringIO(), width=60, color_system=None, force_terminal=is_terminal)
+        view = TerminalView(console)
+        view.show_card(card, variant, Progress(1, 1, again=0, repeat=False))
+        view.show_result(result)
+        lines = text(console).splitlines()
+        panel = [line for line in lines if line.startswith(("╭", "│", "╰"))]
+        if is_terminal:
+            assert {cell_len(line) for line in panel} == {60}
+        else:
+            assert [line for line in lines if line != line.rstrip()] == []
+            assert len({cell_len(line) for line in panel}) == 1 and cell_len(panel[0]) < 60
