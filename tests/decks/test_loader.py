@@ -1,5 +1,6 @@
 """Loading decks: a good deck becomes Cards; every broken deck gets its exact FILE:LINE:COL messages."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -271,6 +272,14 @@ def test_the_readme_example_deck_checks_clean(tmp_path):
     path.write_text(example, encoding="utf-8")
     deck = load_deck_file(path)
     assert (deck.deck, [card.kind for card in deck.cards]) == ("my-notes", ["recall", "generated"])
+
+
+def test_the_readme_field_table_has_a_row_for_every_kind():
+    from studytool.decks.validate import KINDS
+
+    section = (HERE.parent.parent / "README.md").read_text(encoding="utf-8").split("## Writing your own deck", 1)[1]
+    rows = re.findall(r"^\| `([a-z]+)` \|", section.split("\n## ", 1)[0], flags=re.MULTILINE)
+    assert rows == list(KINDS)
 
 
 def test_a_file_named_twice_is_read_once(tmp_path):
