@@ -150,6 +150,8 @@ def check_database(path: Path) -> int:
     """
     if not path.exists():
         return 0
+    if path.is_dir():   # SQLite would only say "disk I/O error"
+        raise StudytoolError(_("{path} is a directory, not a database file").format(path=path))
     try:
         con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
     except sqlite3.Error as error:
