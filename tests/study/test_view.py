@@ -5,12 +5,13 @@ from __future__ import annotations
 import io
 from dataclasses import replace
 
+from hypothesis import given, settings, strategies as st
 from rich.cells import cell_len
 from rich.console import Console
 
 from studytool.study.session import Progress, Result, Summary
 from studytool.study.stats import Stats, TopicScore
-from studytool.study.view import TerminalView, progress_text, show_stats, show_summary
+from studytool.study.view import Prose, TerminalView, line_breaks, progress_text, show_stats, show_summary
 from study_fakes import number
 
 
@@ -70,3 +71,30 @@ def test_piped_output_has_no_trailing_spaces_and_a_terminal_keeps_full_width_pan
         else:
             assert [line for line in lines if line != line.rstrip()] == []
             assert len({cell_len(line) for line in panel}) == 1 and cell_len(panel[0]) < 60
+
+
+def shown(markup: str, width: int) -> list[str]:
+    console = screen(width)
+    console.print(Prose(markup))
+    return text(console).splitlines()
+
+
+def test_chinese_prose_fills_each_line_instead_of_waiting_for_a_space():
+    # rich alone gives ["想找关于 AI", "的书，最好是讲注意力", "机制的入门读物。"]: a run without
+    # spaces starts a new line, leaving the first one half empty
+    assert shown("想找关于 AI 的书，最好是讲注意力机制的入门读物。", 20) == [
+        "想找关于 AI 的书，最", "好是讲注意力机制的入", "门读物。"]
+
+
+def test_closing_punctuation_never_starts_a_line_and_english_breaks_at_spaces():
+    assert shown("一二三四，五六", 8) == ["一二三", "四，五六"]
+    assert shown("[bold]Why:[/] attention is all you need", 12) == ["Why:", "attention is", "all you need"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab 中文，（）", min_size=1, max_size=60), st.integers(2, 20))
+def test_line_breaks_keep_every_character_and_every_line_fits(paragraph, width):
+    cuts = [0, *line_breaks(paragraph, width), len(paragraph)]
+    lines = [paragraph[a:b] for a, b in zip(cuts, cuts[1:])]
+    assert "".join(lines) == paragraph
+    assert all(line and cell_len(line.rstrip()) <= width for line in lines)
