@@ -8,13 +8,13 @@ from __future__ import annotations
 import sys
 import unicodedata
 from collections.abc import Callable, Sequence
-from typing import Any
 from string import ascii_uppercase
+from typing import Any
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.measure import Measurement
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -28,8 +28,6 @@ from studytool.study.stats import Stats, TopicScore
 BAR_WIDTH = 40
 TITLE_MARGIN = 6       # a panel title sits between "╭─ " and " ─╮"
 RATINGS = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
-
-
 NO_LINE_START = set("，。、；：？！）》」』】”’,.;:?!)]}")   # punctuation that stays on the line before
 NO_LINE_END = set("（《「『【“‘([{")                      # and punctuation that stays with what follows
 
@@ -126,8 +124,6 @@ def progress_text(progress: Progress) -> str:
 
 def card_title(progress: Progress, card: Card, width: int) -> str:
     """The card header, shortened to fit a panel `width` cells wide: the deck goes first, then the card id."""
-    from rich.cells import cell_len
-
     counter = progress_text(progress)
     forms = [f"{counter} {card.key} · {card.topic}", f"{counter} {card.id} · {card.topic}",
              f"{counter} {card.topic}", counter]
