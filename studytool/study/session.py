@@ -7,9 +7,10 @@ session that ends any way at all (`:q`, EOF, Ctrl-C, `kill -9`) loses at most
 the card on screen.
 
 At any prompt: `:q` quits, `:skip` skips the card, `:undo` takes back the last
-answer (log row and schedule) or skip and asks that card again, `:explain` shows the
-card's topic, `:help` (or `:?`) lists these. Any other `:word` is an unknown
-command, never an answer.
+answer (log row and schedule) or skip and asks that card again, `:explain`
+shows the card's topic and then the card again, `:help` (or `:?`) lists these.
+Any other `:word` is an unknown command, never an answer. Ctrl-C ends the
+session like `:q`, marked `Summary.interrupted`.
 """
 
 from __future__ import annotations
