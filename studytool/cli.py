@@ -7,11 +7,12 @@ imported inside the commands that need them, so `studytool --help` is fast.
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from studytool import __version__
 from studytool.config import Settings
@@ -20,18 +21,104 @@ from studytool.i18n import _
 
 
 class _Group(TyperGroup):
-    """The top-level group: a `StudytoolError` from any command becomes `studytool: message` and exit 1.
+    """Every group of the app. Three things happen here, for every command below it:
 
-    Done here rather than only in `main()` so that tests driving `app` with
-    typer's `CliRunner` see exactly what a user sees.
+    - a `StudytoolError` becomes `studytool: message` on one line and exit 1;
+    - a usage error is `Usage: ...` and one `Error: ...` line, in plain words, exit 2;
+    - help shows the metavars given with each option and argument (see `_Option`).
+
+    Done in the group rather than only in `main()` so that tests driving `app`
+    with typer's `CliRunner` see exactly what a user sees.
     """
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        with _usage_errors_plain():   # the group's own options (--db, --lang ...)
+            return super().make_context(info_name, args, parent=parent, **extra)
 
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            with _usage_errors_plain():   # a command's options, parsed when it is invoked
+                return super().invoke(ctx)
         except StudytoolError as error:
             sys.stderr.write(f"studytool: {error}\n")
             raise typer.Exit(1) from None
+
+    def get_params(self, ctx):
+        return _presented(super().get_params(ctx))
+
+    def get_command(self, ctx, name):
+        command = super().get_command(ctx, name)
+        if command is not None:
+            _presented([*command.params, command.get_help_option(ctx)])
+        return command
+
+
+class _Option(TyperOption):
+    """An option as help shows it: `--count N`, and nothing after a flag.
+
+    typer 0.29 shows the Python type instead (`<int range> [x>=1]`, `<list[str]>`, `<bool>`).
+    """
+
+    def display_type_rich(self, ctx):
+        return None if self.is_flag else self.metavar or self.name.upper()
+
+    def _get_number_range_help_str(self):
+        return None   # a value out of range is explained when it is given
+
+
+class _Argument(TyperArgument):
+    """An argument as help and usage show it: `DECK`, `[PATH]...` (typer 0.29: `{DECK}`, `PATH <list[Path]>`)."""
+
+    def display_type_rich(self, ctx):
+        return None
+
+    def _usage_display_name(self):
+        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+
+def _presented(params: list) -> list:
+    """The same parameters, shown in help as `_Option`/`_Argument` (they only change how they are displayed).
+
+    typer builds the parameter objects itself, with no way to choose their class, so the class is set here.
+    """
+    shown = {TyperOption: _Option, TyperArgument: _Argument}
+    for param in params:
+        if type(param) in shown:
+            param.__class__ = shown[type(param)]
+    return params
+
+
+# pydantic's wording for a bad value (typer checks values with pydantic) -> ours
+_WORDING = {
+    "greater_than_equal": "must be {ge} or more, not {input}",
+    "greater_than": "must be more than {gt}, not {input}",
+    "less_than_equal": "must be {le} or less, not {input}",
+    "less_than": "must be less than {lt}, not {input}",
+    "int_parsing": "must be a whole number, not {input}",
+    "int_from_float": "must be a whole number, not {input}",
+    "float_parsing": "must be a number, not {input}",
+    "finite_number": "must be a finite number, not {input}",
+}
+
+
+@contextmanager
+def _usage_errors_plain():
+    """Show a usage error as click does without rich: the usage line, then one `Error:` line; exit 2."""
+    try:
+        yield
+    except typer.TyperException as error:
+        # Usage errors are the ones with exit code 2; "no arguments, so help" is one too, already shown.
+        if getattr(error, "exit_code", None) != 2 or type(error).__name__ == "NoArgsIsHelpError":
+            raise
+        errors = getattr(error.__cause__, "errors", None)
+        first = errors()[0] if errors else None
+        if first is not None and first["type"] in _WORDING:
+            error.message = _(_WORDING[first["type"]]).format(**first.get("ctx", {}), input=first["input"])
+        if error.ctx is not None:
+            sys.stderr.write(error.ctx.get_usage() + "\n")
+        sys.stderr.write(f"Error: {error.format_message()}\n")
+        raise typer.Exit(error.exit_code) from None
 
 
 app = typer.Typer(
@@ -41,10 +128,11 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=True,
+    context_settings={"help_option_names": ["--help", "-h"]},   # inherited by every command
 )
-decks_app = typer.Typer(help="List, show and check decks.", no_args_is_help=True)
-calc_app = typer.Typer(help="Compute with the bundled Transformer engine.", no_args_is_help=True)
-export_app = typer.Typer(help="Export decks to other tools.", no_args_is_help=True)
+decks_app = typer.Typer(cls=_Group, help="List, show and check decks.", no_args_is_help=True)
+calc_app = typer.Typer(cls=_Group, help="Compute with the bundled Transformer engine.", no_args_is_help=True)
+export_app = typer.Typer(cls=_Group, help="Export decks to other tools.", no_args_is_help=True)
 app.add_typer(decks_app, name="decks")
 app.add_typer(calc_app, name="calc")
 app.add_typer(export_app, name="export")
@@ -62,7 +150,7 @@ def _global(
     db: Optional[Path] = typer.Option(None, "--db", metavar="PATH", help="Progress database (default: $STUDYTOOL_HOME/studytool.db)."),
     deck_path: list[Path] = typer.Option([], "--deck-path", metavar="PATH", help="Extra deck file or folder (repeatable)."),
     lang: Optional[str] = typer.Option(None, "--lang", metavar="en|zh", help="Interface language: en or zh (default: $STUDYTOOL_LANG, then the locale)."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+    version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
     from studytool.i18n import LANGUAGES, set_language
 
@@ -206,8 +294,8 @@ def export_csv(
 @app.command("explain")
 def explain_command(
     ctx: typer.Context,
-    topic: Optional[list[str]] = typer.Argument(None, help="Topic id, alias or unique prefix (English or Chinese)."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Draw a fresh example from this seed."),
+    topic: Optional[list[str]] = typer.Argument(None, metavar="TOPIC", help="Topic id, alias or unique prefix (English or Chinese)."),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="S", min=0, help="Draw a fresh example from this seed."),
 ) -> None:
     """Explain a topic with a live example from the engine; without TOPIC, list the topics."""
     from studytool.render import console
@@ -244,8 +332,8 @@ def _show(result: dict, as_json: bool, render) -> None:
 
 @calc_app.command("layernorm", context_settings=_VALUES)
 def calc_layernorm(
-    x: Optional[list[str]] = typer.Argument(None, help="One token's vector, e.g. 1 2 3 4 (negative numbers work)."),
-    eps: float = typer.Option(1e-5, "--eps", help="Added to the variance inside the square root."),
+    x: Optional[list[str]] = typer.Argument(None, metavar="X", help="One token's vector, e.g. 1 2 3 4 (negative numbers work)."),
+    eps: float = typer.Option(1e-5, "--eps", metavar="EPS", help="Added to the variance inside the square root."),
     as_json: bool = _JSON,
 ) -> None:
     """LayerNorm of one vector: mean, σ (biased) and the output."""
@@ -257,8 +345,8 @@ def calc_layernorm(
 
 @calc_app.command("batchnorm", context_settings=_VALUES)
 def calc_batchnorm(
-    rows: Optional[list[str]] = typer.Argument(None, help="The batch, one comma-separated row per sample: 1,10 3,14"),
-    eps: float = typer.Option(1e-5, "--eps", help="Added to the variance inside the square root."),
+    rows: Optional[list[str]] = typer.Argument(None, metavar="ROW", help="The batch, one comma-separated row per sample: 1,10 3,14"),
+    eps: float = typer.Option(1e-5, "--eps", metavar="EPS", help="Added to the variance inside the square root."),
     as_json: bool = _JSON,
 ) -> None:
     """BatchNorm of a small batch: each feature over the samples."""
@@ -270,7 +358,7 @@ def calc_batchnorm(
 
 @calc_app.command("softmax", context_settings=_VALUES)
 def calc_softmax(
-    x: Optional[list[str]] = typer.Argument(None, help="The scores, e.g. -1 0 2."),
+    x: Optional[list[str]] = typer.Argument(None, metavar="SCORE", help="The scores, e.g. -1 0 2."),
     as_json: bool = _JSON,
 ) -> None:
     """Softmax of a vector of scores."""
@@ -282,8 +370,8 @@ def calc_softmax(
 
 @calc_app.command("pe")
 def calc_pe(
-    d_model: int = typer.Option(..., "--d-model", help="Encoding width (odd works)."),
-    positions: int = typer.Option(..., "--positions", help="Number of positions, from 0."),
+    d_model: int = typer.Option(..., "--d-model", metavar="D", help="Encoding width (odd works)."),
+    positions: int = typer.Option(..., "--positions", metavar="N", help="Number of positions, from 0."),
     as_json: bool = _JSON,
 ) -> None:
     """The sinusoidal positional-encoding table: a row per dimension, as many positions as fit; --json gives all."""
@@ -295,10 +383,10 @@ def calc_pe(
 
 @calc_app.command("attention")
 def calc_attention(
-    batch: int = typer.Option(..., "--batch", help="Batch size B."),
-    seq: int = typer.Option(..., "--seq", help="Sequence length L."),
-    d_model: int = typer.Option(..., "--d-model", help="Model width d_model."),
-    heads: int = typer.Option(..., "--heads", help="Number of heads h (must divide d_model)."),
+    batch: int = typer.Option(..., "--batch", metavar="B", help="Batch size B."),
+    seq: int = typer.Option(..., "--seq", metavar="L", help="Sequence length L."),
+    d_model: int = typer.Option(..., "--d-model", metavar="D", help="Model width d_model."),
+    heads: int = typer.Option(..., "--heads", metavar="H", help="Number of heads h (must divide d_model)."),
     as_json: bool = _JSON,
 ) -> None:
     """The shapes through multi-head self-attention."""
@@ -310,11 +398,11 @@ def calc_attention(
 
 @calc_app.command("params")
 def calc_params(
-    d_model: int = typer.Option(..., "--d-model", help="Model width d_model."),
-    heads: int = typer.Option(..., "--heads", help="Number of heads h (must divide d_model)."),
-    d_ff: int = typer.Option(..., "--d-ff", help="FFN hidden width (usually 4 * d_model)."),
-    layers: int = typer.Option(..., "--layers", help="Layers per stack N."),
-    vocab: Optional[int] = typer.Option(None, "--vocab", help="Vocabulary size (adds embedding and output projection)."),
+    d_model: int = typer.Option(..., "--d-model", metavar="D", help="Model width d_model."),
+    heads: int = typer.Option(..., "--heads", metavar="H", help="Number of heads h (must divide d_model)."),
+    d_ff: int = typer.Option(..., "--d-ff", metavar="D_FF", help="FFN hidden width (usually 4 * d_model)."),
+    layers: int = typer.Option(..., "--layers", metavar="N", help="Layers per stack N."),
+    vocab: Optional[int] = typer.Option(None, "--vocab", metavar="V", help="Vocabulary size (adds embedding and output projection)."),
     no_bias: bool = typer.Option(False, "--no-bias", help="Only the notes' convention: weight matrices, no biases or LayerNorms."),
     as_json: bool = _JSON,
 ) -> None:
@@ -327,13 +415,13 @@ def calc_params(
 
 @calc_app.command("shapes")
 def calc_shapes(
-    batch: int = typer.Option(..., "--batch", help="Batch size B."),
-    seq: int = typer.Option(..., "--seq", help="Source length L."),
-    d_model: int = typer.Option(..., "--d-model", help="Model width d_model."),
-    heads: int = typer.Option(..., "--heads", help="Number of heads h (must divide d_model)."),
-    vocab: int = typer.Option(..., "--vocab", help="Vocabulary size V."),
-    d_ff: Optional[int] = typer.Option(None, "--d-ff", help="FFN hidden width (default: 4 * d_model)."),
-    tgt_seq: Optional[int] = typer.Option(None, "--tgt-seq", help="Target length (default: the source length)."),
+    batch: int = typer.Option(..., "--batch", metavar="B", help="Batch size B."),
+    seq: int = typer.Option(..., "--seq", metavar="L", help="Source length L."),
+    d_model: int = typer.Option(..., "--d-model", metavar="D", help="Model width d_model."),
+    heads: int = typer.Option(..., "--heads", metavar="H", help="Number of heads h (must divide d_model)."),
+    vocab: int = typer.Option(..., "--vocab", metavar="V", help="Vocabulary size V."),
+    d_ff: Optional[int] = typer.Option(None, "--d-ff", metavar="D_FF", help="FFN hidden width (default: 4 * d_model)."),
+    tgt_seq: Optional[int] = typer.Option(None, "--tgt-seq", metavar="L", help="Target length (default: the source length)."),
     tree: bool = typer.Option(False, "--tree", help="Show a tree by part and sub-layer instead of a table."),
     as_json: bool = _JSON,
 ) -> None:
@@ -375,11 +463,11 @@ def _study(ctx: typer.Context, as_json: bool, start) -> None:
 @app.command("quiz")
 def quiz_command(
     ctx: typer.Context,
-    deck: list[str] = typer.Option([], "--deck", help="Only this deck (repeatable)."),
-    tag: list[str] = typer.Option([], "--tag", help="Only cards with this tag (repeatable)."),
-    topic: Optional[str] = typer.Option(None, "--topic", help="Only cards on this topic (id or alias)."),
-    count: int = typer.Option(10, "--count", min=1, help="How many cards."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Same seed, same cards and variants as worksheet."),
+    deck: list[str] = typer.Option([], "--deck", metavar="DECK", help="Only this deck (repeatable)."),
+    tag: list[str] = typer.Option([], "--tag", metavar="TAG", help="Only cards with this tag (repeatable)."),
+    topic: Optional[str] = typer.Option(None, "--topic", metavar="TOPIC", help="Only cards on this topic (id or alias)."),
+    count: int = typer.Option(10, "--count", metavar="N", min=1, help="How many cards."),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="S", min=0, help="Same seed, same cards and variants as worksheet."),
     as_json: bool = typer.Option(False, "--json", help="Print the session summary as one JSON document."),
 ) -> None:
     """Practice a seeded selection of cards; answers are recorded but the schedule does not move.
@@ -395,10 +483,10 @@ def quiz_command(
 @app.command("review")
 def review_command(
     ctx: typer.Context,
-    deck: list[str] = typer.Option([], "--deck", help="Only this deck (repeatable)."),
-    new: int = typer.Option(20, "--new", min=0, help="New cards per day."),
+    deck: list[str] = typer.Option([], "--deck", metavar="DECK", help="Only this deck (repeatable)."),
+    new: int = typer.Option(20, "--new", metavar="N", min=0, help="New cards per day."),
     retention: Optional[float] = typer.Option(
-        None, "--retention", help="Desired retention (0.7-0.99); remembered in the database. Default 0.9."),
+        None, "--retention", metavar="R", help="Desired retention (0.7-0.99); remembered in the database. Default 0.9."),
     as_json: bool = typer.Option(False, "--json", help="Print the session summary as one JSON document."),
 ) -> None:
     """Spaced repetition (FSRS): the cards due today, then new cards up to the daily limit.
@@ -440,10 +528,10 @@ def stats_command(
 @app.command("worksheet")
 def worksheet_command(
     ctx: typer.Context,
-    deck: list[str] = typer.Option([], "--deck", help="Only this deck (repeatable)."),
-    count: int = typer.Option(10, "--count", min=1, help="How many questions."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Same seed, same questions as quiz --seed."),
-    format_: str = typer.Option("md", "--format", help="md (printable Markdown) or json (one JSON document)."),
+    deck: list[str] = typer.Option([], "--deck", metavar="DECK", help="Only this deck (repeatable)."),
+    count: int = typer.Option(10, "--count", metavar="N", min=1, help="How many questions."),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="S", min=0, help="Same seed, same questions as quiz --seed."),
+    format_: str = typer.Option("md", "--format", metavar="md|json", help="md (printable Markdown) or json (one JSON document)."),
 ) -> None:
     """A printable sheet: questions, then the answer key with worked solutions."""
     from studytool.decks.loader import load_decks

@@ -235,4 +235,12 @@ ZH: dict[str, str] = {
     "a seed draws one topic's example; name the topic, e.g. studytool explain attention --seed {seed}":
         "seed 用来为某个主题重新出算例，请写明主题，例如 studytool explain attention --seed {seed}",
     "{path} is a directory, not a database file": "{path} 是一个文件夹，不是数据库文件",
+    # usage errors: a value out of range or of the wrong type
+    "must be {ge} or more, not {input}": "应当不小于 {ge}，而不是 {input}",
+    "must be more than {gt}, not {input}": "应当大于 {gt}，而不是 {input}",
+    "must be {le} or less, not {input}": "应当不大于 {le}，而不是 {input}",
+    "must be less than {lt}, not {input}": "应当小于 {lt}，而不是 {input}",
+    "must be a whole number, not {input}": "应当是整数，而不是 {input}",
+    "must be a number, not {input}": "应当是数字，而不是 {input}",
+    "must be a finite number, not {input}": "应当是有限的数，而不是 {input}",
 }
