@@ -295,7 +295,7 @@ def export_csv(
 def explain_command(
     ctx: typer.Context,
     topic: Optional[list[str]] = typer.Argument(None, metavar="TOPIC", help="Topic id, alias or unique prefix (English or Chinese)."),
-    seed: Optional[int] = typer.Option(None, "--seed", metavar="S", min=0, help="Draw a fresh example from this seed."),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="S", min=0, help="Draw a fresh example of TOPIC from this seed."),
 ) -> None:
     """Explain a topic with a live example from the engine; without TOPIC, list the topics."""
     from studytool.render import console
