@@ -58,9 +58,10 @@ def _summary(broken: Mapping[str, Sequence[str]]) -> str:
     head = problems[0] if len(problems) == 1 else _("{file}: {count} problems in the deck (first: {first})").format(
         file=name, count=len(problems), first=first)
     if others:
-        return head + "; " + _("run 'studytool decks check' for every problem in {count} files").format(
-            count=len(broken))
-    return head + "; " + _("run 'studytool decks check {file}'").format(file=shlex.quote(name))
+        advice = _("run 'studytool decks check' for every problem in {count} files").format(count=len(broken))
+    else:
+        advice = _("run 'studytool decks check {file}'").format(file=shlex.quote(name))
+    return _("{problem}; {advice}").format(problem=head, advice=advice)
 
 
 @dataclass
@@ -127,7 +128,8 @@ def scan(sources: Iterable[Source], taken: Mapping[str, str] | None = None) -> S
         deck, id_mark = _read_deck(source, name, problems)
         if deck is not None and deck.deck in first_file:
             line, column = id_mark
-            problems.append(f"{name}:{line}:{column}: deck id {deck.deck!r} is already used by {first_file[deck.deck]}")
+            problems.append(f"{name}:{line}:{column}: " + _("deck id {deck!r} is already used by {file}").format(
+                deck=deck.deck, file=first_file[deck.deck]))
         if problems:
             result.broken[name] = problems
         elif deck is not None:
@@ -222,15 +224,16 @@ def _compose(source: Source, name: str, problems: list[str]):
         return yaml.compose(data, Loader=_loader())
     except yaml.reader.ReaderError as error:   # a character YAML forbids; its position is a byte offset
         line, column = _line_column(data, error.position)
-        problems.append(f"{name}:{line}:{column}: invalid YAML: {error.reason} (U+{error.character:04X})")
+        problems.append(f"{name}:{line}:{column}: " + _("invalid YAML: {detail}").format(
+            detail=f"{error.reason} (U+{error.character:04X})"))
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         detail = f"{error.context}: {error.problem}" if error.context else error.problem
-        problems.append(f"{name}:{mark.line + 1}:{mark.column + 1}: invalid YAML: {detail}")
+        problems.append(f"{name}:{mark.line + 1}:{mark.column + 1}: " + _("invalid YAML: {detail}").format(detail=detail))
     except yaml.YAMLError as error:
-        problems.append(f"{name}:1:1: invalid YAML: {error}")
+        problems.append(f"{name}:1:1: " + _("invalid YAML: {detail}").format(detail=error))
     except RecursionError:   # only PyYAML's pure-Python parser recurses; libyaml stops at depth 1000
-        problems.append(f"{name}:1:1: invalid YAML: nested too deeply")
+        problems.append(f"{name}:1:1: " + _("invalid YAML: {detail}").format(detail=_("nested too deeply")))
     return None
 
 
@@ -240,18 +243,17 @@ def _read(source: Source, name: str, problems: list[str]) -> bytes | None:
         with source.open("rb") as stream:
             data = stream.read(MAX_BYTES + 1)
     except OSError as error:
-        problems.append(f"{name}: cannot read the file: {error.strerror or error}")
+        problems.append(f"{name}: " + _("cannot read the file: {reason}").format(reason=error.strerror or error))
         return None
     if len(data) > MAX_BYTES:
-        problems.append(f"{name}:1:1: file is larger than {MAX_BYTES // (1024 * 1024)} MiB; split the deck")
+        problems.append(f"{name}:1:1: " + _("file is larger than {mib} MiB; split the deck").format(mib=MAX_BYTES // (1024 * 1024)))
         return None
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
         line, column = _line_column(data, error.start)
-        problems.append(
-            f"{name}:{line}:{column}: not UTF-8 text (byte 0x{data[error.start]:02x}); save the file as UTF-8"
-        )
+        problems.append(f"{name}:{line}:{column}: " + _("not UTF-8 text (byte {byte}); save the file as UTF-8").format(
+            byte=f"0x{data[error.start]:02x}"))
         return None
     return data.removeprefix(b"\xef\xbb\xbf")
 
@@ -321,13 +323,12 @@ def _bound_aliases(data: bytes, name: str, problems: list[str]) -> None:
             mark = event.start_mark
             where = f"{name}:{mark.line + 1}:{mark.column + 1}"
             if any(anchor == event.anchor for anchor, _ in open_[1:]):
-                problems.append(f"{where}: recursive alias *{event.anchor} (it refers to itself)")
+                problems.append(f"{where}: " + _("recursive alias *{anchor} (it refers to itself)").format(anchor=event.anchor))
                 return
             nodes = size.get(event.anchor, 1)   # an undefined alias is reported by the composer
             added += nodes
             if added > MAX_ALIAS_NODES:
-                problems.append(
-                    f"{where}: aliases expand to more than {MAX_ALIAS_NODES} nodes (an alias bomb?); refused"
-                )
+                problems.append(f"{where}: " + _("aliases expand to more than {n} nodes (an alias bomb?); refused").format(
+                    n=MAX_ALIAS_NODES))
                 return
             open_[-1][1] += nodes

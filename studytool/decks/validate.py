@@ -22,6 +22,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from studytool.decks.model import Card, Deck
+from studytool.i18n import _
 
 ID = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
 TAGS = ("self-test", "interview", "mistake", "example", "extra", "fact")
@@ -32,7 +33,7 @@ _Y = "tag:yaml.org,2002:"
 STR, INT, FLOAT, BOOL, NULL = _Y + "str", _Y + "int", _Y + "float", _Y + "bool", _Y + "null"
 SAFE_TAGS = frozenset({STR, INT, FLOAT, BOOL, NULL, _Y + "seq", _Y + "map"})
 TEXT, NUMBER, BOOLEAN, ID_TAGS = frozenset({STR}), frozenset({INT, FLOAT}), frozenset({BOOL}), frozenset({STR, INT})
-_NAMES = {STR: "text", INT: "an integer", FLOAT: "a number", BOOL: "true/false", NULL: "nothing"}
+_NAMES = {STR: "text", INT: "an integer", FLOAT: "a number", BOOL: "true/false", NULL: "nothing"}   # _() on use
 
 _construct = yaml.constructor.SafeConstructor()
 
@@ -50,35 +51,36 @@ class _Bad(Exception):
 def _tag_check(node: Node) -> None:
     if node.tag not in SAFE_TAGS:
         tag = node.tag.replace(_Y, "!!")
-        raise _Bad(f"YAML tag {tag} is not allowed (a deck is plain data)", node)
+        raise _Bad(_("YAML tag {tag} is not allowed (a deck is plain data)").format(tag=tag), node)
 
 
 def _got(node: Node) -> str:
     if isinstance(node, MappingNode):
-        return "a mapping"
+        return _("a mapping")
     if isinstance(node, SequenceNode):
-        return "a list"
-    return _NAMES.get(node.tag, node.tag)
+        return _("a list")
+    return _(_NAMES[node.tag]) if node.tag in _NAMES else node.tag
 
 
 def _scalar(node: Node, tags: frozenset[str], want: str) -> ScalarNode:
     _tag_check(node)
     if not isinstance(node, ScalarNode) or node.tag not in tags:
-        raise _Bad(f"must be {want}, got {_got(node)}", node)
+        raise _Bad(_("must be {want}, got {got}").format(want=_(want), got=_got(node)), node)
     return node
 
 
 def text(node: Node) -> str:
     value = _scalar(node, TEXT, "text").value
     if not value.strip():
-        raise _Bad("must not be empty", node)
+        raise _Bad(_("must not be empty"), node)
     return value
 
 
 def ident(node: Node) -> str:
     value = _scalar(node, ID_TAGS, "an id").value
     if not ID.match(value):
-        raise _Bad(f"{value!r} is not a valid id (lowercase letters, digits and hyphens, e.g. ln-direction)", node)
+        raise _Bad(_("{value!r} is not a valid id (lowercase letters, digits and hyphens, e.g. ln-direction)").format(
+            value=value), node)
     return value
 
 
@@ -92,32 +94,32 @@ def number(node: Node) -> int | float:
         return int(node.value)   # the common case; YAML's own rules for 0x.., 017, 1_000, 1:30 below
     value = _construct.construct_yaml_int(node) if node.tag == INT else _construct.construct_yaml_float(node)
     if not math.isfinite(value):
-        raise _Bad("must be a finite number", node)
+        raise _Bad(_("must be a finite number"), node)
     return value
 
 
 def tolerance(node: Node) -> int | float:
     value = number(node)
     if value < 0:
-        raise _Bad("must not be negative", node)
+        raise _Bad(_("must not be negative"), node)
     return value
 
 
 def positive_int(node: Node) -> int:
     value = number(node)
     if not isinstance(value, int) or value < 1:
-        raise _Bad(f"must be a positive integer, got {node.value}", node)
+        raise _Bad(_("must be a positive integer, got {value}").format(value=node.value), node)
     return value
 
 
 def _items(node: Node, each: Callable[[Node], Any], lo: int = 1, hi: int | None = None) -> list[Any]:
     _tag_check(node)
     if not isinstance(node, SequenceNode):
-        raise _Bad(f"must be a list, got {_got(node)}", node)
+        raise _Bad(_("must be a list, got {got}").format(got=_got(node)), node)
     n = len(node.value)
     if n < lo or (hi is not None and n > hi):
-        size = f"{lo} to {hi}" if hi is not None else f"at least {lo}"
-        raise _Bad(f"must have {size} entries, got {n}", node)
+        size = _("must have {lo} to {hi} entries, got {n}") if hi is not None else _("must have at least {lo} entries, got {n}")
+        raise _Bad(size.format(lo=lo, hi=hi, n=n), node)
     return [each(item) for item in node.value]
 
 
@@ -125,7 +127,7 @@ def _distinct(node: Node, values: list[Any], why: str = "") -> list[Any]:
     seen = []
     for item, value in zip(node.value, values):
         if value in seen:
-            raise _Bad(f"{value!r} is listed twice{why}", item)
+            raise _Bad(_("{value!r} is listed twice").format(value=value) + why, item)
         seen.append(value)
     return values
 
@@ -135,7 +137,7 @@ def options(node: Node) -> list[str]:
 
 
 def order_items(node: Node) -> list[str]:
-    return _distinct(node, _items(node, text, 3, 8), "; items must differ (each is answered by its number)")
+    return _distinct(node, _items(node, text, 3, 8), _("; items must differ (each is answered by its number)"))
 
 
 def numbers(node: Node) -> list[int | float]:
@@ -150,7 +152,8 @@ def tags(node: Node) -> list[str]:
     def tag(item: Node) -> str:
         value = text(item)
         if value not in TAGS:
-            raise _Bad(f"unknown tag {value!r}; tags are {', '.join(TAGS)}{_near(value, TAGS)}", item)
+            raise _Bad(_("unknown tag {value!r}; tags are {tags}").format(value=value, tags=", ".join(TAGS)) + _near(value, TAGS),
+                       item)
         return value
 
     return _distinct(node, _items(node, tag, 0))
@@ -161,7 +164,7 @@ def letters(node: Node) -> str | list[str]:
     def letter(item: Node) -> str:
         value = _scalar(item, TEXT, "a letter").value
         if len(value) != 1 or value not in LETTERS:
-            raise _Bad(f"{value!r} is not an option letter (A, B, C ...)", item)
+            raise _Bad(_("{value!r} is not an option letter (A, B, C ...)").format(value=value), item)
         return value
 
     if isinstance(node, SequenceNode):
@@ -173,7 +176,7 @@ def plain(node: Node, depth: int = 0) -> Any:
     """Any YAML value made of the safe types, as Python (params, example); at most MAX_DEPTH levels."""
     _tag_check(node)
     if depth > MAX_DEPTH and isinstance(node, (MappingNode, SequenceNode)):
-        raise _Bad(f"nested more than {MAX_DEPTH} levels deep", node)
+        raise _Bad(_("nested more than {depth} levels deep").format(depth=MAX_DEPTH), node)
     if isinstance(node, MappingNode):
         return {key: plain(value, depth + 1) for key, value in _pairs(node).items()}
     if isinstance(node, SequenceNode):
@@ -188,7 +191,7 @@ def plain(node: Node, depth: int = 0) -> Any:
 def mapping(node: Node) -> dict[str, Any]:
     _tag_check(node)
     if not isinstance(node, MappingNode):
-        raise _Bad(f"must be a mapping of name: value, got {_got(node)}", node)
+        raise _Bad(_("must be a mapping of name: value, got {got}").format(got=_got(node)), node)
     return plain(node)
 
 
@@ -197,22 +200,22 @@ def _pairs(node: MappingNode) -> dict[str, Node]:
     found: dict[str, Node] = {}
     for key, value in node.value:
         if key.tag == _Y + "merge":
-            raise _Bad("merge keys (<<) are not supported; write the fields out", key)
+            raise _Bad(_("merge keys (<<) are not supported; write the fields out"), key)
         if not isinstance(key, ScalarNode) or key.tag != STR:
-            raise _Bad("field names must be plain text", key)
+            raise _Bad(_("field names must be plain text"), key)
         if key.value in found:
-            raise _Bad(f"field {key.value!r} is given twice", key)
+            raise _Bad(_("field {key!r} is given twice").format(key=key.value), key)
         found[key.value] = value
     return found
 
 
 def _a(kind: str) -> str:
-    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+    return (_("an {kind}") if kind[0] in "aeiou" else _("a {kind}")).format(kind=kind)
 
 
 def _near(word: str, choices) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]}?" if close else ""
+    return _("; did you mean {name}?").format(name=close[0]) if close else ""
 
 
 # --- the deck format ---
@@ -261,7 +264,7 @@ class _Problems:
 
     def add(self, node: Node, message: str, card: str | None = None) -> None:
         mark = node.start_mark
-        who = f"card {card}: " if card else ""
+        who = _("card {card}: ").format(card=card) if card else ""
         self.found.append((mark.line + 1, mark.column + 1, f"{who}{message}"))
 
     def __len__(self) -> int:
@@ -280,7 +283,7 @@ def validate_deck(root: Node | None, name: str, out: list[str]) -> tuple[Deck | 
     report = _Problems(name)
     deck = _deck(root, report) if root is not None else None
     if root is None:
-        report.found.append((1, 1, "the file is empty; a deck is a mapping with deck, title and cards"))
+        report.found.append((1, 1, _("the file is empty; a deck is a mapping with deck, title and cards")))
     out += report.lines()
     id_node = _value_node(root, "deck") if isinstance(root, MappingNode) else None
     where = (id_node.start_mark.line + 1, id_node.start_mark.column + 1) if id_node is not None else (1, 1)
@@ -288,9 +291,9 @@ def validate_deck(root: Node | None, name: str, out: list[str]) -> tuple[Deck | 
 
 
 def _deck(root: Node, report: _Problems) -> Deck | None:
-    if not _is_collection(root, MappingNode, "a deck must be a mapping with deck, title and cards", report, None):
+    if not _is_collection(root, MappingNode, _("a deck must be a mapping with deck, title and cards"), report, None):
         return None
-    fields = _fields(root, DECK_FIELDS, REQUIRED_DECK, report, None, "a deck needs deck, title and cards")
+    fields = _fields(root, DECK_FIELDS, REQUIRED_DECK, report, None, _("a deck needs deck, title and cards"))
     values = {key: _convert(key, fields[key], convert, report, None)
               for key, convert in DECK_FIELDS.items() if key in fields and convert is not None}
     cards = _cards(fields["cards"], values.get("deck") or "", report) if "cards" in fields else []
@@ -308,16 +311,16 @@ def _is_collection(node: Node, cls: type, message: str, report: _Problems, label
         report.add(node, str(bad), label)
         return False
     if not isinstance(node, cls):
-        report.add(node, f"{message}, not {_got(node)}", label)
+        report.add(node, _("{message}, not {got}").format(message=message, got=_got(node)), label)
         return False
     return True
 
 
 def _cards(node: Node, deck_id: str, report: _Problems) -> list[Card]:
-    if not _is_collection(node, SequenceNode, "cards must be a list of cards", report, None):
+    if not _is_collection(node, SequenceNode, _("cards must be a list of cards"), report, None):
         return []
     if not node.value:
-        report.add(node, "cards is empty; a deck needs at least one card")
+        report.add(node, _("cards is empty; a deck needs at least one card"))
     cards: list[Card] = []
     first_line: dict[str, int] = {}
     for index, card_node in enumerate(node.value):
@@ -328,7 +331,7 @@ def _cards(node: Node, deck_id: str, report: _Problems) -> list[Card]:
             continue
         if card_id in first_line:
             where = _value_node(card_node, "id")
-            report.add(where, f"duplicate card id (first used on line {first_line[card_id]})", card_id)
+            report.add(where, _("duplicate card id (first used on line {line})").format(line=first_line[card_id]), card_id)
         else:
             first_line[card_id] = card_node.start_mark.line + 1
     return cards
@@ -337,7 +340,7 @@ def _cards(node: Node, deck_id: str, report: _Problems) -> list[Card]:
 def _card(node: Node, index: int, deck_id: str, report: _Problems) -> tuple[Card | None, str | None]:
     """The card (None if it has problems) and its id (None if missing or invalid)."""
     label = f"#{index + 1}"
-    if not _is_collection(node, MappingNode, "a card must be a mapping (id: ..., kind: ...)", report, label):
+    if not _is_collection(node, MappingNode, _("a card must be a mapping (id: ..., kind: ...)"), report, label):
         return None, None
     id_node = _value_node(node, "id")
     if isinstance(id_node, ScalarNode) and ID.match(id_node.value):
@@ -352,18 +355,22 @@ def _card(node: Node, index: int, deck_id: str, report: _Problems) -> tuple[Card
     label = card_id or label
     kind = _convert("kind", pairs["kind"], text, report, label) if "kind" in pairs else None
     if kind is not None and kind not in KINDS:
-        report.add(pairs["kind"], f"unknown kind {kind!r}; kinds are {', '.join(KINDS)}{_near(kind, KINDS)}", label)
+        report.add(pairs["kind"], _("unknown kind {kind!r}; kinds are {kinds}").format(kind=kind, kinds=", ".join(KINDS))
+                   + _near(kind, KINDS), label)
     own, required = KINDS.get(kind, ({}, ()))
     known = KNOWN.get(kind, COMMON)
     if kind in KINDS:
         for key in pairs:
             if key not in known:
-                hint = f" ({KIND_FIELDS[kind]})" if key in ANY_KIND else _near(key, known)
-                report.add(_key_node(node, key), f"unknown field {key!r} for {_a(kind)} card{hint}", label)
+                hint = _(" ({hint})").format(hint=_(KIND_FIELDS[kind])) if key in ANY_KIND else _near(key, known)
+                report.add(_key_node(node, key), _("unknown field {key!r} for {a_kind} card").format(key=key, a_kind=_a(kind))
+                           + hint, label)
     missing = [key for key in (*REQUIRED_COMMON, *required) if key not in pairs]
     if missing:
-        needs = f"{_a(kind)} card needs {', '.join(required)}" if kind in KINDS else "every card needs id, kind, topic"
-        report.add(node, f"missing {', '.join(repr(k) for k in missing)} ({needs})", label)
+        needs = (_("{a_kind} card needs {fields}").format(a_kind=_a(kind), fields=", ".join(required)) if kind in KINDS
+                 else _("every card needs id, kind, topic"))
+        report.add(node, _("missing {fields} ({needs})").format(fields=", ".join(repr(k) for k in missing), needs=needs),
+                   label)
     values = {key: _convert(key, value, known[key], report, label) for key, value in pairs.items()
               if key in known and key not in ("id", "kind")}
     _check_topic(pairs, values, report, label)
@@ -389,10 +396,11 @@ def _fields(node: MappingNode, spec: dict, required: tuple[str, ...], report: _P
         return {}
     for key in pairs:
         if key not in spec:
-            report.add(_key_node(node, key), f"unknown field {key!r}{_near(key, spec)}", label)
+            report.add(_key_node(node, key), _("unknown field {key!r}").format(key=key) + _near(key, spec), label)
     missing = [key for key in required if key not in pairs]
     if missing:
-        report.add(node, f"missing {', '.join(repr(k) for k in missing)} ({needs})", label)
+        report.add(node, _("missing {fields} ({needs})").format(fields=", ".join(repr(k) for k in missing), needs=needs),
+                   label)
     return {key: value for key, value in pairs.items() if key in spec}
 
 
@@ -418,8 +426,8 @@ def _convert(field: str, node: Node, convert: Callable[[Node], Any], report: _Pr
 def _check_topic(pairs: dict[str, Node], values: dict[str, Any], report: _Problems, label: str) -> None:
     topic = values.get("topic")
     if topic is not None and topic not in _topic_ids():
-        report.add(pairs["topic"], f"unknown topic {topic!r}{_near(topic, _topic_ids())} (see 'studytool explain')",
-                   label)
+        report.add(pairs["topic"], _("unknown topic {topic!r}{near} (see 'studytool explain')").format(
+            topic=topic, near=_near(topic, _topic_ids())), label)
 
 
 @cache
@@ -436,7 +444,8 @@ def _check_letters(pairs: dict[str, Node], values: dict[str, Any], report: _Prob
     last = LETTERS[len(opts) - 1]
     for letter in [answer] if isinstance(answer, str) else answer:
         if LETTERS.index(letter) >= len(opts):
-            report.add(pairs["answer"], f"answer {letter} is not among the {len(opts)} options (A to {last})", label)
+            report.add(pairs["answer"], _("answer {letter} is not among the {n} options (A to {last})").format(
+                letter=letter, n=len(opts), last=last), label)
 
 
 def _check_generator(pairs: dict[str, Node], values: dict[str, Any], report: _Problems, label: str) -> None:
@@ -448,7 +457,8 @@ def _check_generator(pairs: dict[str, Node], values: dict[str, Any], report: _Pr
     try:
         generator = registry.get(name)
     except KeyError:
-        report.add(pairs["generator"], f"unknown generator {name!r}{_near(name, registry.names())}", label)
+        report.add(pairs["generator"], _("unknown generator {name!r}").format(name=name) + _near(name, registry.names()),
+                   label)
         return
     params, example = values.get("params") or {}, values.get("example") or {}
     said = set()
@@ -467,7 +477,8 @@ def _generator_problems(generator, params: dict[str, Any]) -> list[str]:
     try:
         return list(generator.validate(params))
     except Exception as error:  # noqa: BLE001 - reported as a deck problem
-        return [f"{generator.name} cannot use these parameters ({type(error).__name__}: {error})"]
+        return [_("{generator} cannot use these parameters ({error})").format(
+            generator=generator.name, error=f"{type(error).__name__}: {error}")]
 
 
 def _param_node(node: Node, message: str) -> Node:
