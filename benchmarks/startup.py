@@ -70,6 +70,10 @@ def main() -> None:
 
     home = tempfile.mkdtemp(prefix="studytool-bench-")
     env = {**os.environ, "STUDYTOOL_HOME": home, "NO_COLOR": "1", "COLUMNS": "100"}
+    # An installed studytool has its bytecode compiled (pip does it at install time). With
+    # PYTHONDONTWRITEBYTECODE set, as in some developer shells, every run of an editable install
+    # would compile ~20 modules from source (~25 ms) that no user pays; the warm-up writes them.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     bare = [sys.executable, str(HERE / "bare_app.py"), "--help"]
     studytool = studytool_command()
     measures = {
