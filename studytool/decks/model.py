@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
-from studytool.problems.variant import Tolerance, Variant
+from studytool.problems.variant import TRUE_FALSE, Tolerance, Variant
 
 CardKind = Literal["recall", "choice", "truefalse", "number", "vector", "shape", "order", "generated"]
 
@@ -50,7 +50,6 @@ class Card:
         return self.body.get("q") or self.body["statement"]
 
 
-TRUE_FALSE = ("对 / True", "错 / False")
 FLOAT_TOLERANCE = Tolerance(abs=5e-5)   # 4 decimals
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from studytool.i18n import _
-from studytool.problems.variant import Tolerance, Variant
+from studytool.problems.variant import TRUE_FALSE, Tolerance, Variant
 
 
 class AnswerFormatError(ValueError):
@@ -42,7 +42,6 @@ _TABLE = str.maketrans({
     "\u3000": " ", "\u00a0": " ", "\t": " ",
 })
 
-TRUE_FALSE = ("对 / True", "错 / False")  # the options a truefalse card is posed with
 _TRUE_WORDS = {"对", "正确", "是", "true", "t", "yes", "y", "√", "✓", "✔"}
 _FALSE_WORDS = {"错", "错误", "否", "不对", "false", "f", "no", "n", "x", "✗", "✘"}  # × arrives as x
 

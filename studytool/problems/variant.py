@@ -17,6 +17,10 @@ from typing import Any, Literal
 # sequence answer: tuple[int, ...] (0-based indices into `options`, in the right order;
 #                                   `options` are shown in the order given)
 # recall   answer: str             (reference answer; the learner rates 1-4, not graded)
+# The options a truefalse card is posed with: a two-option choice the grader
+# recognises, so it can accept 对/错, T/F and 1/2.
+TRUE_FALSE = ("对 / True", "错 / False")
+
 AnswerKind = Literal["scalar", "vector", "matrix", "shape", "choice", "sequence", "recall"]
 
 
