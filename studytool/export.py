@@ -95,17 +95,17 @@ def question_text(variant: Variant) -> str:
 
 
 def answer_text(variant: Variant) -> str:
-    """The canonical answer; for choices and orderings the options it names follow, in answer order."""
+    """The canonical answer: the right options with their letters for a choice, the item numbers
+    and then the items in order for an ordering, the reference text for recall."""
     from studytool.problems.answers import format_answer
 
     if variant.kind == "recall":
         return str(variant.answer)
-    lines = [format_answer(variant)]
     if variant.kind == "choice":
-        lines += [f"{LETTERS[i]}. {variant.options[i]}" for i in sorted(variant.answer)]
-    elif variant.kind == "sequence":
-        lines += [f"{i + 1}. {variant.options[i]}" for i in variant.answer]
-    return "\n".join(lines)
+        return "\n".join(f"{LETTERS[i]}. {variant.options[i]}" for i in sorted(variant.answer))
+    if variant.kind == "sequence":
+        return "\n".join([format_answer(variant), *(f"{i + 1}. {variant.options[i]}" for i in variant.answer)])
+    return format_answer(variant)
 
 
 def flashcards(decks: Sequence[Deck], variants: int) -> Iterator[Flashcard]:
