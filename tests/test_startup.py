@@ -1,5 +1,6 @@
 """Start-up stays light: `studytool --help` never imports the heavy libraries (timings live in benchmarks/startup.py)."""
 
+import os
 import subprocess
 import sys
 
@@ -19,9 +20,10 @@ print(" ".join(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)
 """
 
 
-def imported_heavy(*args: str) -> set[str]:
+def imported_heavy(*args: str, home=None) -> set[str]:
+    env = {**os.environ, "STUDYTOOL_HOME": str(home)} if home else None
     result = subprocess.run([sys.executable, "-c", PROBE.format(args=args, heavy=HEAVY)],
-                            capture_output=True, text=True, timeout=60)
+                            capture_output=True, text=True, timeout=60, env=env)
     return set(result.stderr.strip().splitlines()[-1].split()) if result.stderr.strip() else set()
 
 
@@ -31,5 +33,10 @@ def test_help_and_version_import_nothing_heavy(args):
 
 
 def test_the_probe_sees_heavy_imports_when_they_happen(tmp_path):
-    """The control: a command that does load decks is seen importing yaml."""
-    assert "yaml" in imported_heavy("decks", "list")
+    """The control: a command that does load decks is seen importing yaml (the deck cache is empty)."""
+    assert "yaml" in imported_heavy("decks", "list", home=tmp_path)
+
+
+def test_decks_validated_once_are_loaded_without_yaml(tmp_path):
+    imported_heavy("decks", "list", home=tmp_path)
+    assert "yaml" not in imported_heavy("decks", "list", home=tmp_path)

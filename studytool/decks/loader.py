@@ -184,13 +184,23 @@ def _decks_or_raise(result: Scan) -> list[Deck]:
 
 def _read_deck(source: Source, name: str, problems: list[str]) -> tuple[Deck | None, tuple[int, int]]:
     """One file's deck (None if it has problems, appended) and where its id is."""
+    from studytool.decks import cache
+
+    data = _read(source, name, problems)
+    if data is None:
+        return None, (1, 1)
+    cached = cache.load(name, data)
+    if cached is not None:
+        return cached
     from studytool.decks.validate import validate_deck
 
     with _gc_paused():
-        root = _compose(source, name, problems)
-        found = validate_deck(root, name, problems) if not problems else (None, (1, 1))
+        root = _compose(data, name, problems)
+        deck, mark = validate_deck(root, name, problems) if not problems else (None, (1, 1))
         del root   # free the node graph now, before the collector resumes and would walk it
-    return found
+    if deck is not None and not problems:
+        cache.store(name, data, (deck, mark))
+    return deck, mark
 
 
 @contextmanager
@@ -209,13 +219,10 @@ def _gc_paused():
             gc.enable()
 
 
-def _compose(source: Source, name: str, problems: list[str]):
+def _compose(data: bytes, name: str, problems: list[str]):
     """The file's YAML node graph (None for an empty file), or problems appended and None."""
     import yaml
 
-    data = _read(source, name, problems)
-    if data is None:
-        return None
     try:
         if b"*" in data:   # only then can there be aliases to bound
             _bound_aliases(data, name, problems)
