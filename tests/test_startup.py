@@ -37,6 +37,7 @@ def test_the_probe_sees_heavy_imports_when_they_happen(tmp_path):
     assert "yaml" in imported_heavy("decks", "list", home=tmp_path)
 
 
-def test_decks_validated_once_are_loaded_without_yaml(tmp_path):
-    imported_heavy("decks", "list", home=tmp_path)
-    assert "yaml" not in imported_heavy("decks", "list", home=tmp_path)
+@pytest.mark.parametrize("args", [("decks", "list"), ("quiz", "--count", "1", "--seed", "1")])
+def test_decks_validated_once_are_loaded_without_yaml(tmp_path, args):
+    imported_heavy(*args, home=tmp_path)
+    assert "yaml" not in imported_heavy(*args, home=tmp_path)

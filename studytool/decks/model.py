@@ -8,6 +8,7 @@ from typing import Any, Literal, get_args
 from studytool.problems.variant import TRUE_FALSE, Tolerance, Variant
 
 CardKind = Literal["recall", "choice", "truefalse", "number", "vector", "shape", "order", "generated"]
+TAGS = ("self-test", "interview", "mistake", "example", "extra", "fact")   # the tags a card may carry
 
 
 @dataclass(frozen=True)

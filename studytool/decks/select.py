@@ -13,8 +13,7 @@ import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from studytool.decks.model import Card, Deck
-from studytool.decks.validate import TAGS
+from studytool.decks.model import TAGS, Card, Deck
 from studytool.errors import StudytoolError
 
 SEED_LIMIT = 1_000_000   # random session seeds are short enough to type back with --seed

@@ -21,11 +21,10 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from studytool.decks.model import Card, Deck
+from studytool.decks.model import TAGS, Card, Deck
 from studytool.i18n import _
 
 ID = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
-TAGS = ("self-test", "interview", "mistake", "example", "extra", "fact")
 LETTERS = "ABCDEFGH"
 MAX_DEPTH = 8          # params/example values: a matrix is two levels
 

@@ -9,7 +9,8 @@ import yaml
 
 from studytool.decks.loader import bundled_sources
 from studytool.decks.topics import topic_ids
-from studytool.decks.validate import KINDS, TAGS
+from studytool.decks.model import TAGS
+from studytool.decks.validate import KINDS
 from studytool.problems import registry
 
 jsonschema = pytest.importorskip("jsonschema")
