@@ -17,6 +17,7 @@ from rich.text import Text
 from studytool.decks.topics import Topic
 from studytool.explain import Example, Explanation
 from studytool.i18n import _
+from studytool.render import Prose
 
 def _one_line(text: str, width: int = 200) -> str:
     text = " ".join(text.split())
@@ -49,7 +50,7 @@ def _example(example: Example) -> Group:
     )
     parts = [
         Text(f"{_('Worked example')} ({source}; {_('generator')} {example.generator})", style="bold magenta"),
-        Padding(Text(example.prompt), (0, 0, 0, 2)),
+        Padding(Prose(Text(example.prompt)), (0, 0, 0, 2)),
     ]
     if example.options:
         # choices are answered by letter, sequences by the items' numbers
@@ -93,7 +94,7 @@ def render_explanation(explanation: Explanation, console: Console) -> None:
 
     console.print(_section(_("Idea")))
     for paragraph in topic.summary.split("\n\n"):
-        console.print(Padding(Text(" ".join(paragraph.split())), (0, 0, 1, 2)))
+        console.print(Padding(Prose(Text(" ".join(paragraph.split()))), (0, 0, 1, 2)))
 
     if topic.formulas:
         console.print(Panel(Text("\n".join(topic.formulas)), title=_("Formulas"), title_align="left", expand=False))
@@ -105,7 +106,7 @@ def render_explanation(explanation: Explanation, console: Console) -> None:
     if topic.mistakes:
         console.print(_section(_("Common mistakes")))
         for mistake in topic.mistakes:
-            console.print(Padding(Text.assemble(("✗ ", "red"), mistake), (0, 0, 0, 2)))
+            console.print(Padding(Prose(Text.assemble(("✗ ", "red"), mistake)), (0, 0, 0, 2)))
 
     console.print(_section(_("Cards that drill it")))
     _cards(explanation, console)

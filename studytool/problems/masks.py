@@ -40,7 +40,7 @@ def causal_mask(rng: np.random.Generator, *, n, t, ask) -> Variant:
     params = {"n": n, "ask": ask}
     head = (f"decoder 的带因果掩码自注意力，序列长 n = {n}（位置从 0 数）。第 i 行是第 i 个 query，"
             f"第 j 列是第 j 个 key。")
-    steps = (f"第 i 行只能看 j ≤ i 的位置（自己和之前），j > i 的未来位置被遮住（分数设为 −∞，softmax 后为 0）",
+    steps = ("第 i 行只能看 j ≤ i 的位置（自己和之前），j > i 的未来位置被遮住（分数设为 −∞，softmax 后为 0）",
              f"允许矩阵（1 = 可以看）= {mat(allowed)}",
              f"允许的格数 = 1 + 2 + … + {n} = {n * (n + 1) // 2}，被遮住的 = {n} × {n} − {n * (n + 1) // 2}"
              f" = {n * (n - 1) // 2}")
@@ -127,7 +127,7 @@ def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Vari
             f"下面的词元编号 1–{len(options)} 见选项。")
     steps = (f"标准答案加上结束符：{' '.join(labels)}",
              f"decoder 输入 = 向右平移一位、开头放 {START}：{' '.join(decoder_input)}",
-             f"第 t 步看到输入的前 t+1 个词元，预测标签的第 t 个：" +
+             "第 t 步看到输入的前 t+1 个词元，预测标签的第 t 个：" +
              "；".join(f"t={i}: 看 {' '.join(decoder_input[:i + 1])} → 预测 {labels[i]}" for i in range(len(labels))))
     if ask == "decoder_input":
         hints = (Hint(seq(labels), "这是要预测的标签；decoder 的输入要向右平移一位，以 <s> 开头。"),

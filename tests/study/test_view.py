@@ -11,7 +11,8 @@ from rich.console import Console
 
 from studytool.study.session import Progress, Result, Summary
 from studytool.study.stats import Stats, TopicScore
-from studytool.study.view import Prose, TerminalView, line_breaks, progress_text, show_stats, show_summary
+from studytool.render import Prose, line_breaks
+from studytool.study.view import TerminalView, progress_text, show_stats, show_summary
 from study_fakes import number
 
 
