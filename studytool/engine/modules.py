@@ -365,6 +365,21 @@ class DecoderLayer(Module):
         return x
 
 
+def _stack(
+    layer: type[Module], d_model: int, n_heads: int, d_ff: int, num_layers: int, norm: bool, *,
+    norm_first: bool, eps: float, bias: bool, seed: Seed, dtype: Any, device: str,
+) -> tuple[np.dtype, list[Module], LayerNorm | None]:
+    """num_layers layers of the same shapes with their own parameters, and the optional final LayerNorm."""
+    init = _Init(seed, dtype, device)
+    layers = [
+        layer(d_model, n_heads, d_ff, norm_first=norm_first, eps=eps, bias=bias,
+              seed=init.rng, dtype=dtype, device=device)
+        for _ in range(num_layers)
+    ]
+    final = LayerNorm(d_model, eps=eps, bias=bias, dtype=dtype, device=device) if norm else None
+    return init.dtype, layers, final
+
+
 class Encoder(Module):
     """torch.nn.TransformerEncoder: num_layers EncoderLayers, then a final LayerNorm (norm=True)."""
 
@@ -373,14 +388,9 @@ class Encoder(Module):
         norm: bool = True, norm_first: bool = False, eps: float = 1e-5, bias: bool = True,
         seed: Seed = 0, dtype: Any = np.float64, device: str = "cpu",
     ) -> None:
-        init = _Init(seed, dtype, device)
-        self.dtype = init.dtype
-        self.layers = [
-            EncoderLayer(d_model, n_heads, d_ff, norm_first=norm_first, eps=eps, bias=bias,
-                         seed=init.rng, dtype=dtype, device=device)
-            for _ in range(num_layers)
-        ]
-        self.norm = LayerNorm(d_model, eps=eps, bias=bias, dtype=dtype, device=device) if norm else None
+        self.dtype, self.layers, self.norm = _stack(EncoderLayer, d_model, n_heads, d_ff, num_layers, norm,
+                                                    norm_first=norm_first, eps=eps, bias=bias, seed=seed,
+                                                    dtype=dtype, device=device)
 
     def __call__(
         self, src: Array, mask: Array | None = None, src_key_padding_mask: Array | None = None
@@ -402,14 +412,9 @@ class Decoder(Module):
         norm: bool = True, norm_first: bool = False, eps: float = 1e-5, bias: bool = True,
         seed: Seed = 0, dtype: Any = np.float64, device: str = "cpu",
     ) -> None:
-        init = _Init(seed, dtype, device)
-        self.dtype = init.dtype
-        self.layers = [
-            DecoderLayer(d_model, n_heads, d_ff, norm_first=norm_first, eps=eps, bias=bias,
-                         seed=init.rng, dtype=dtype, device=device)
-            for _ in range(num_layers)
-        ]
-        self.norm = LayerNorm(d_model, eps=eps, bias=bias, dtype=dtype, device=device) if norm else None
+        self.dtype, self.layers, self.norm = _stack(DecoderLayer, d_model, n_heads, d_ff, num_layers, norm,
+                                                    norm_first=norm_first, eps=eps, bias=bias, seed=seed,
+                                                    dtype=dtype, device=device)
 
     def __call__(
         self, tgt: Array, memory: Array, tgt_mask: Array | None = None, memory_mask: Array | None = None,
