@@ -18,7 +18,7 @@ import sqlite3
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,10 +59,6 @@ def variant_seed(card: Card, index: int) -> int | None:
     return None if index == 0 else stable_id(f"{card.key}#{index}", 32)
 
 
-def variant_count(card: Card, variants: int) -> int:
-    return variants if card.kind == "generated" else 1
-
-
 def select_decks(decks: Sequence[Deck], deck_ids: Iterable[str] = ()) -> list[Deck]:
     """The decks named (all when none are); an unknown id is a `StudytoolError`."""
     wanted = list(dict.fromkeys(deck_ids))
@@ -73,16 +69,11 @@ def select_decks(decks: Sequence[Deck], deck_ids: Iterable[str] = ()) -> list[De
     return [deck for deck in decks if not wanted or deck.deck in wanted]
 
 
-def count_flashcards(decks: Sequence[Deck], variants: int) -> int:
-    return sum(variant_count(card, variants) for deck in decks for card in deck.cards)
-
-
-def _selection(decks: Sequence[Deck], deck_ids: Iterable[str], variants: int) -> tuple[list[Deck], int]:
-    """The decks to export and how many flashcards they make; checked before any file is touched."""
+def _selection(decks: Sequence[Deck], deck_ids: Iterable[str], variants: int) -> list[tuple[Deck, list[Flashcard]]]:
+    """Each deck to export with its flashcards; checked and posed before any file is touched."""
     if variants < 1:
         raise StudytoolError(f"--variants must be at least 1, not {variants}")
-    decks = select_decks(decks, deck_ids)
-    return decks, count_flashcards(decks, variants)
+    return [(deck, flashcards(deck, variants)) for deck in select_decks(decks, deck_ids)]
 
 
 def question_text(variant: Variant) -> str:
@@ -108,13 +99,20 @@ def answer_text(variant: Variant) -> str:
     return format_answer(variant)
 
 
-def flashcards(decks: Sequence[Deck], variants: int) -> Iterator[Flashcard]:
-    """Every card of `decks` posed: `variants` times for a generated card, once otherwise."""
-    for deck in decks:
-        for card in deck.cards:
-            for index in range(variant_count(card, variants)):
-                variant = card.pose(variant_seed(card, index))
-                yield Flashcard(card, index, question_text(variant), answer_text(variant), tuple(variant.solution))
+def flashcards(deck: Deck, variants: int) -> list[Flashcard]:
+    """Every card of `deck` posed: `variants` different times for a generated card, once otherwise.
+
+    A generator with few possible questions may have fewer than `variants`; it gets as many as it has.
+    """
+    from studytool.problems.distinct import distinct_variants
+
+    found = []
+    for card in deck.cards:
+        seeds = (variant_seed(card, index) for index in itertools.count())
+        posed = distinct_variants(card, variants if card.kind == "generated" else 1, seeds)
+        for index, (_, variant) in enumerate(posed):
+            found.append(Flashcard(card, index, question_text(variant), answer_text(variant), tuple(variant.solution)))
+    return found
 
 
 # --- CSV ---------------------------------------------------------------------------------------------------
@@ -124,13 +122,14 @@ def write_csv(
     decks: Sequence[Deck], path: Path, *, deck_ids: Iterable[str] = (), variants: int = 1, progress: Progress = None
 ) -> Exported:
     """Write one row per flashcard; UTF-8 with a BOM so Excel reads the Chinese."""
-    decks, total = _selection(decks, deck_ids, variants)
+    selected = _selection(decks, deck_ids, variants)
+    total = sum(len(cards) for _, cards in selected)
     rows = 0
     try:
         with open(path, "w", encoding="utf-8-sig", newline="") as out:
             writer = csv.writer(out)
             writer.writerow(CSV_COLUMNS)
-            for fc in flashcards(decks, variants):
+            for fc in (fc for _, cards in selected for fc in cards):
                 card = fc.card
                 writer.writerow([card.deck, card.id, card.kind, card.topic, " ".join(card.tags), card.source,
                                  fc.question, fc.answer, card.why or ""])
@@ -139,7 +138,7 @@ def write_csv(
                     progress(rows, total)
     except OSError as error:
         raise StudytoolError(f"cannot write {path}: {error.strerror or error}") from None
-    return Exported(len(decks), rows)
+    return Exported(len(selected), rows)
 
 
 # --- Anki --------------------------------------------------------------------------------------------------
@@ -209,20 +208,21 @@ def write_anki(
     """Write an Anki package: one Anki deck per deck, one note per flashcard."""
     import genanki
 
-    decks, total = _selection(decks, deck_ids, variants)
+    selected = _selection(decks, deck_ids, variants)
+    total = sum(len(cards) for _, cards in selected)
     notes = 0
     model = anki_model()
     package = genanki.Package([])
-    for deck in decks:
+    for deck, cards in selected:
         anki = anki_deck(deck)
-        for fc in flashcards([deck], variants):
+        for fc in cards:
             anki.add_note(anki_note(model, fc))
             notes += 1
             if progress is not None:
                 progress(notes, total)
         package.decks.append(anki)
     _write_package(package, Path(path))
-    return Exported(len(decks), notes)
+    return Exported(len(selected), notes)
 
 
 def _write_package(package, path: Path) -> None:

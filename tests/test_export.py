@@ -234,3 +234,13 @@ def test_no_variants_is_an_error_before_anything_is_written(decks, tmp_path):
     with pytest.raises(StudytoolError, match="--variants"):
         write_csv(decks, tmp_path / "none.csv", variants=0)
     assert not (tmp_path / "none.csv").exists()
+
+
+def test_bundled_generated_cards_export_as_distinct_notes(tmp_path):
+    """Generators with few possible questions (embedding sizes, the scale for d_k) must not repeat a note."""
+    result = CliRunner().invoke(app, ["export", "anki", str(tmp_path / "all.apkg"), "--variants", "3"])
+    assert result.exit_code == 0, result.output
+    notes = [fields for _, _, fields in notes_by_guid(read_collection(tmp_path / "all.apkg", tmp_path)).values()]
+    seen = [(fields[0], fields[1]) for fields in notes]
+    assert len(seen) == len(set(seen))
+    assert sum(fields[5].startswith("cs336-architecture/gen-emb-params #") for fields in notes) == 3
