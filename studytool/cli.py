@@ -529,6 +529,8 @@ def stats_command(
 def worksheet_command(
     ctx: typer.Context,
     deck: list[str] = typer.Option([], "--deck", metavar="DECK", help="Only this deck (repeatable)."),
+    tag: list[str] = typer.Option([], "--tag", metavar="TAG", help="Only cards with this tag (repeatable)."),
+    topic: Optional[str] = typer.Option(None, "--topic", metavar="TOPIC", help="Only cards on this topic (id or alias)."),
     count: int = typer.Option(10, "--count", metavar="N", min=1, help="How many questions."),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="S", min=0, help="Same seed, same questions as quiz --seed."),
     format_: str = typer.Option("md", "--format", metavar="md|json", help="md (printable Markdown) or json (one JSON document)."),
@@ -540,7 +542,7 @@ def worksheet_command(
 
     if format_ not in ("md", "json"):
         raise StudytoolError(_("unknown format {format!r}: use md or json").format(format=format_))
-    sheet = build(load_decks(ctx.obj), deck_ids=deck, count=count, seed=seed)
+    sheet = build(load_decks(ctx.obj), deck_ids=deck, tags=tag, topic=topic, count=count, seed=seed)
     if format_ == "json":
         print_json(to_json(sheet))
     else:

@@ -42,12 +42,12 @@ class Worksheet:
     items: tuple[Item, ...]
 
 
-def build(decks: Sequence[Deck], *, deck_ids: Sequence[str] = (), count: int | None = None,
-          seed: int | None = None) -> Worksheet:
+def build(decks: Sequence[Deck], *, deck_ids: Sequence[str] = (), tags: Sequence[str] = (), topic: str | None = None,
+          count: int | None = None, seed: int | None = None) -> Worksheet:
     """Pose the selected cards (`plan`'s order and variant seeds); `seed=None` picks one."""
     from studytool.decks.select import plan
 
-    posings = plan(decks, deck_ids=deck_ids, count=count, seed=seed)
+    posings = plan(decks, deck_ids=deck_ids, tags=tags, topic=topic, count=count, seed=seed)
     items = []
     for posing in posings:
         card, variant = posing.card, posing.card.pose(posing.seed)

@@ -153,7 +153,7 @@ def test_markdown_of_tokens_and_markup_characters_renders_as_the_same_text():
 
 
 def test_the_notes_teacher_forcing_card_keeps_its_tokens(bundled):
-    text, tags = rendered_text(to_markdown(build(bundled, count=10, seed=7)))
+    text, tags = rendered_text(to_markdown(build(bundled, topic="teacher-forcing", seed=7)))
     assert "<s> 我 爱 AI <eos>" in text
     assert not tags & {"s", "del", "eos", "table"}
 

@@ -1,14 +1,16 @@
 """Which cards a session poses, in which order, with which variant seeds.
 
 One selection rule shared by quiz, review (new cards), worksheet and export:
-filter, then order with `numpy.random.default_rng(seed)`, and give each card
-its own variant seed from the same generator. The same arguments give the
+filter, then order with `random.Random(seed)`, and give each card its own
+variant seed from the same generator. (The standard library's generator, not
+NumPy's: a session whose first cards are not numeric starts without NumPy.) The same arguments give the
 same cards, the same order and the same variants; `count=5` is a prefix of
 `count=10`.
 """
 
 from __future__ import annotations
 
+import random
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -73,11 +75,10 @@ def _topic_id(query: str) -> str:
 
 
 def _posings(cards: list[Card], count: int | None, seed: int) -> list[Posing]:
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(len(cards))
+    rng = random.Random(seed)
+    order = list(range(len(cards)))
+    rng.shuffle(order)
     # one variant seed per card in shuffled order, drawn for all cards so a
     # smaller count is a prefix of a larger one
-    seeds = rng.integers(0, 2**31, size=len(cards))
-    return [Posing(cards[i], int(s)) for i, s in zip(order[:count], seeds)]
+    seeds = [rng.randrange(2**31) for _ in cards]
+    return [Posing(cards[i], s) for i, s in zip(order[:count], seeds)]

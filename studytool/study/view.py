@@ -142,10 +142,15 @@ def show_summary(console: Console, summary: Summary) -> None:
 
 
 def _show_scores(console: Console, scores: Sequence[TopicScore]) -> None:
-    """Each weak topic, then the command that drills it on a line of its own, never broken (to copy and paste)."""
+    """Each weak topic, then the command that drills it on a line of its own, to copy and paste: indented when
+    it fits, and broken only where it is longer than the terminal is wide (where the terminal would break it)."""
     for score in scores:
         emit(console, f"  {score.topic}  {score.correct}/{score.answered}")
-        emit(console, f"    [cyan]{escape(score.command)}[/]", soft_wrap=True)
+        if len(score.command) + 4 <= console.width:
+            emit(console, f"    [cyan]{escape(score.command)}[/]")
+            continue
+        for start in range(0, len(score.command), console.width):
+            emit(console, f"[cyan]{escape(score.command[start:start + console.width])}[/]")
 
 
 def _bar(count: int, most: int) -> str:

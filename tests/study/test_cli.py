@@ -46,13 +46,14 @@ def test_quiz_seed_poses_plans_cards_in_order_and_json_is_alone_on_stdout(env):
     assert con.execute("SELECT count(*) FROM cards").fetchone() == (0,)
 
 
-def test_quiz_and_worksheet_with_one_seed_pose_the_same_questions(env):
-    sheet = json.loads(invoke(["worksheet", "--seed", "5", "--count", "8", "--format", "json"]).stdout)
+@pytest.mark.parametrize("selection", [[], ["--topic", "layernorm"], ["--tag", "mistake", "--deck", "p47-encoder"]])
+def test_quiz_and_worksheet_with_one_seed_pose_the_same_questions(env, selection):
+    sheet = json.loads(invoke(["worksheet", *selection, "--seed", "5", "--count", "4", "--format", "json"]).stdout)
     lines = [line for q in sheet for line in (["…", "3"] if q["kind"] == "recall" else [q["answer"]])]
-    quiz = invoke(["quiz", "--seed", "5", "--count", "8", "--json"], "\n".join(lines) + "\n")
+    quiz = invoke(["quiz", *selection, "--seed", "5", "--count", "4", "--json"], "\n".join(lines) + "\n")
     doc = json.loads(quiz.stdout)
     assert [(c["card"], c["prompt"]) for c in doc["cards"]] == [(q["card"], q["prompt"]) for q in sheet]
-    assert doc["correct"] == doc["answered"] == 8  # the worksheet's answer key grades right in the quiz
+    assert doc["correct"] == doc["answered"] == 4  # the worksheet's answer key grades right in the quiz
 
 
 def test_quiz_wrong_answer_shows_hint_answer_and_why_then_summary(env):

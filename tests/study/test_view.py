@@ -43,16 +43,23 @@ def test_a_narrow_card_header_drops_the_deck_then_the_id_but_keeps_counter_and_t
         assert top.startswith(f"╭─ {header} ─") and cell_len(top) <= width
 
 
-def test_suggested_commands_are_never_broken_across_lines():
-    command = "studytool quiz --topic positional-encoding"  # 41 cells, wider than the terminal
+def test_suggested_commands_stay_whole_or_fold_only_at_the_terminal_edge():
+    """A drill command is never broken at its spaces; one wider than the terminal folds at the edge,
+    as the terminal itself would, so it stays one command when copied."""
+    command = "studytool quiz --topic positional-encoding"  # 42 cells
     stats = Stats(decks=(), answers_total=1, retention=None, retention_reviews=0, answers_per_day=(), forecast=(),
                   weakest=(TopicScore("positional-encoding", answered=1, correct=0),))
     card = number("pe", 1, topic="positional-encoding")
     missed = Result(card, None, card.pose(None), "2", "1", False, 1, None, review_id=1)
     for show, value in [(show_stats, stats), (show_summary, Summary("quiz", (missed,), 0, 1.0))]:
-        console = screen(30)
-        show(console, value)
-        assert any(line.strip() == command for line in text(console).splitlines())
+        wide = screen(60)
+        show(wide, value)
+        assert any(line.strip() == command for line in text(wide).splitlines())
+        narrow = screen(30)
+        show(narrow, value)
+        lines = text(narrow).splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("studytool quiz"))
+        assert lines[start] == command[:30] and lines[start + 1].rstrip() == command[30:]
 
 
 def test_piped_output_has_no_trailing_spaces_and_a_terminal_keeps_full_width_panels():
