@@ -167,20 +167,14 @@ def _global(
 def decks_list(ctx: typer.Context, json_: bool = typer.Option(False, "--json", help="One JSON document.")) -> None:
     """The installed decks: titles, sources and card counts by kind."""
     from studytool.decks.loader import load_decks
+    from studytool.decks_render import deck_list_json, render_deck_list
     from studytool.render import console, print_json
 
     decks = load_decks(ctx.obj)
     if json_:
-        print_json([{"deck": d.deck, "title": d.title, "source": d.source, "file": d.file, "cards": len(d.cards),
-                     "kinds": d.kinds} for d in decks])
-        return
-    from rich.table import Table
-
-    table = Table(_("Deck"), _("Title"), _("Source"), _("Cards"), _("Kinds"))
-    for d in decks:
-        kinds = ", ".join(f"{kind} {n}" for kind, n in d.kinds.items())
-        table.add_row(d.deck, d.title, d.source, str(len(d.cards)), kinds)
-    console().print(table)
+        print_json(deck_list_json(decks))
+    else:
+        render_deck_list(decks, console())
 
 
 @decks_app.command("show")
@@ -191,38 +185,14 @@ def decks_show(
 ) -> None:
     """The cards of one deck: id, kind, topic, tags and the question."""
     from studytool.decks.loader import get_deck
+    from studytool.decks_render import deck_json, render_deck
     from studytool.render import console, print_json
 
     found = get_deck(ctx.obj, deck)
     if json_:
-        cards = [{"id": c.id, "kind": c.kind, "topic": c.topic, "tags": list(c.tags), "source": c.source,
-                  "why": c.why, **c.body} for c in found.cards]
-        print_json({"deck": found.deck, "title": found.title, "source": found.source, "file": found.file,
-                    "cards": cards})
-        return
-    from rich.cells import cell_len
-    from rich.table import Table
-
-    # The id is how a card is named everywhere, so it is never cut; the question takes what is
-    # left, one line each. Tags, topic, then kind go when keeping them would leave the question too little.
-    rows = [{"id": c.id, "kind": c.kind, "topic": c.topic, "tags": ", ".join(c.tags),
-             "question": " ".join(c.question.split())} for c in found.cards]
-    headers = {"id": _("ID"), "kind": _("Kind"), "topic": _("Topic"), "tags": _("Tags")}
-    widths = {key: max(cell_len(headers[key]), *(cell_len(row[key]) for row in rows)) for key in headers}
-    shown = list(headers)
-
-    def left() -> int:   # the question's width: a column costs its width plus 3 for padding and border
-        return console().width - sum(widths[key] + 3 for key in shown) - 4
-
-    while len(shown) > 1 and left() < 30:
-        shown.pop()
-    table = Table(title=f"{found.deck}: {found.title}")
-    for key in shown:
-        table.add_column(headers[key], no_wrap=True, min_width=widths[key])
-    table.add_column(_("Question"), no_wrap=True, overflow="ellipsis", max_width=max(left(), 10))
-    for row in rows:
-        table.add_row(*(row[key] for key in shown), row["question"])
-    console().print(table)
+        print_json(deck_json(found))
+    else:
+        render_deck(found, console())
 
 
 @decks_app.command("check")
