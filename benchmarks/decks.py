@@ -13,6 +13,7 @@ composition (libyaml) and validation. Target: a median load <= 0.5 s.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -75,10 +76,17 @@ def main() -> None:
         path = Path(folder) / "bench.yaml"
         path.write_text(synthetic_deck(args.cards), encoding="utf-8")
         data = path.read_bytes()
-        deck = loader.load_deck_file(path)  # warm-up: imports, topic list, registry
+
+        def first_load(path: Path):
+            """A file never loaded before: an empty deck cache, so it is read, validated and cached."""
+            os.environ["STUDYTOOL_HOME"] = tempfile.mkdtemp(dir=folder)
+            return loader.load_deck_file(path)
+
+        deck = first_load(path)  # warm-up: imports, topic list, registry
         assert len(deck.cards) == args.cards
-        loads = [timed(loader.load_deck_file, path)[0] for _ in range(args.runs)]
-        cpu = [cpu_timed(loader.load_deck_file, path) for _ in range(args.runs)]
+        loads = [timed(first_load, path)[0] for _ in range(args.runs)]
+        cpu = [cpu_timed(first_load, path) for _ in range(args.runs)]
+        cached = [timed(loader.load_deck_file, path)[0] for _ in range(args.runs)]
         composes, validates = [], []
         for _ in range(args.runs):
             with loader._gc_paused():   # as the loader does
@@ -90,11 +98,13 @@ def main() -> None:
     median = statistics.median(loads)
     print(f"python {sys.version.split()[0]}, PyYAML {yaml.__version__}, libyaml: {yaml.__with_libyaml__}")
     print(f"deck: {args.cards} cards, {len(data) / 1024:.0f} KiB")
-    print(f"load_deck_file: median {median * 1000:.0f} ms, best {min(loads) * 1000:.0f} ms ({args.runs} runs)")
+    print(f"load_deck_file, first time (validate + cache): median {median * 1000:.0f} ms, "
+          f"best {min(loads) * 1000:.0f} ms ({args.runs} runs)")
     print(f"  CPU time: median {statistics.median(cpu) * 1000:.0f} ms")
     print(f"  compose (libyaml): median {statistics.median(composes) * 1000:.0f} ms")
     print(f"  validate (nodes):  median {statistics.median(validates) * 1000:.0f} ms")
-    print(f"target <= {TARGET * 1000:.0f} ms: {'met' if median <= TARGET else 'MISSED'}")
+    print(f"  later loads (from the deck cache): median {statistics.median(cached) * 1000:.0f} ms")
+    print(f"target <= {TARGET * 1000:.0f} ms for the first load: {'met' if median <= TARGET else 'MISSED'}")
 
 
 if __name__ == "__main__":

@@ -78,6 +78,7 @@ def first_card_in_process(db: Path, decks) -> tuple[float, float, float]:
 
     from studytool.study.session import review_queue
     from studytool.study.store import open_store
+    from studytool.study.session import Progress
     from studytool.study.view import TerminalView
 
     start = time.perf_counter()
@@ -86,7 +87,8 @@ def first_card_in_process(db: Path, decks) -> tuple[float, float, float]:
         queue = review_queue(store, decks, new_limit=20, now=datetime.now().astimezone(), rng=random.Random())
         queued = time.perf_counter()
         first = queue[0].card
-        TerminalView(Console(file=io.StringIO())).show_card(first, first.pose(queue[0].seed), 1, len(queue))
+        TerminalView(Console(file=io.StringIO())).show_card(first, first.pose(queue[0].seed),
+                                                            Progress(1, len(queue), again=0, repeat=False))
         shown = time.perf_counter()
     return opened - start, queued - opened, shown - queued
 
