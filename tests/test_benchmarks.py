@@ -1,0 +1,29 @@
+"""The benchmark scripts still run against the current code (at toy sizes; their timings are not checked here)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.mark.parametrize("script, args", [
+    ("decks.py", ["--cards", "40", "--runs", "1"]),
+    ("review.py", ["--cards", "40", "--answers", "200", "--runs", "1"]),
+    ("variants.py", ["--draws", "5", "--runs", "1"]),
+])
+def test_benchmark_script_runs(script, args, tmp_path):
+    result = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "target" in result.stdout.lower()
+
+
+def test_engine_benchmark_runs(tmp_path):
+    pytest.importorskip("torch")
+    result = subprocess.run([sys.executable, str(BENCHMARKS / "engine.py"), "--repeats", "1", "--threads", "1"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "EncoderLayer" in result.stdout
