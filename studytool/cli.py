@@ -229,7 +229,9 @@ def _export(write, done: str, out: Path, settings: Settings, deck_ids: list[str]
         task = bar.add_task(_("Writing"), total=None)
         exported = write(decks, out, deck_ids=deck_ids, variants=variants,
                          progress=lambda done, total: bar.update(task, completed=done, total=total))
-    console().print(done.format(count=exported.notes, decks=exported.decks, path=out), markup=False)
+    # With `-` the file is stdout, so the summary goes to stderr to keep the data clean.
+    screen = err_console() if out == Path("-") else console()
+    screen.print(done.format(count=exported.notes, decks=exported.decks, path=out), markup=False)
 
 
 @export_app.command("anki")
@@ -248,7 +250,7 @@ def export_anki(
 @export_app.command("csv")
 def export_csv(
     ctx: typer.Context,
-    out: Path = typer.Argument(..., metavar="OUT.csv", help="The .csv file to write (UTF-8 with BOM)."),
+    out: Path = typer.Argument(..., metavar="OUT.csv", help="The .csv file to write (UTF-8 with BOM); - for stdout."),
     deck: list[str] = typer.Option([], "--deck", metavar="DECK", help="Export only this deck (repeatable)."),
     variants: int = typer.Option(1, "--variants", min=1, metavar="K", help="Rows per generated card."),
 ) -> None:

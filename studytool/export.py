@@ -15,6 +15,7 @@ import hashlib
 import html
 import itertools
 import sqlite3
+import sys
 import tempfile
 import time
 import zipfile
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from studytool.decks.model import Card, Deck
 from studytool.errors import StudytoolError
+from studytool.i18n import _
 from studytool.problems.variant import Variant
 
 CSV_COLUMNS = ("deck", "id", "kind", "topic", "tags", "source", "question", "answer", "why")
@@ -67,6 +69,13 @@ def select_decks(decks: Sequence[Deck], deck_ids: Iterable[str] = ()) -> list[De
     if unknown:
         raise StudytoolError(f"unknown deck {', '.join(unknown)} (decks: {', '.join(sorted(known))})")
     return [deck for deck in decks if not wanted or deck.deck in wanted]
+
+
+def check_folder(path: Path) -> None:
+    """An output file's folder must already exist: a mistyped path is an error, never a new folder."""
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise StudytoolError(_("folder {folder} does not exist").format(folder=folder))
 
 
 def _selection(decks: Sequence[Deck], deck_ids: Iterable[str], variants: int) -> list[tuple[Deck, list[Flashcard]]]:
@@ -118,27 +127,39 @@ def flashcards(deck: Deck, variants: int) -> list[Flashcard]:
 # --- CSV ---------------------------------------------------------------------------------------------------
 
 
+STDOUT = Path("-")  # `export csv -` writes to standard output
+
+
 def write_csv(
     decks: Sequence[Deck], path: Path, *, deck_ids: Iterable[str] = (), variants: int = 1, progress: Progress = None
 ) -> Exported:
-    """Write one row per flashcard; UTF-8 with a BOM so Excel reads the Chinese."""
+    """Write one row per flashcard; UTF-8 with a BOM so Excel reads the Chinese. `path` `-` is stdout (no BOM)."""
     selected = _selection(decks, deck_ids, variants)
-    total = sum(len(cards) for _, cards in selected)
-    rows = 0
+    if Path(path) == STDOUT:
+        return Exported(len(selected), _write_rows(selected, sys.stdout, progress))
+    check_folder(path)
     try:
         with open(path, "w", encoding="utf-8-sig", newline="") as out:
-            writer = csv.writer(out)
-            writer.writerow(CSV_COLUMNS)
-            for fc in (fc for _, cards in selected for fc in cards):
-                card = fc.card
-                writer.writerow([card.deck, card.id, card.kind, card.topic, " ".join(card.tags), card.source,
-                                 fc.question, fc.answer, card.why or ""])
-                rows += 1
-                if progress is not None:
-                    progress(rows, total)
+            rows = _write_rows(selected, out, progress)
     except OSError as error:
         raise StudytoolError(f"cannot write {path}: {error.strerror or error}") from None
     return Exported(len(selected), rows)
+
+
+def _write_rows(selected: list[tuple[Deck, list[Flashcard]]], out, progress: Progress) -> int:
+    """The header and one row per flashcard on the text stream `out`; returns the number of rows."""
+    total = sum(len(cards) for _, cards in selected)
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    rows = 0
+    for fc in (fc for _, cards in selected for fc in cards):
+        card = fc.card
+        writer.writerow([card.deck, card.id, card.kind, card.topic, " ".join(card.tags), card.source,
+                         fc.question, fc.answer, card.why or ""])
+        rows += 1
+        if progress is not None:
+            progress(rows, total)
+    return rows
 
 
 # --- Anki --------------------------------------------------------------------------------------------------
@@ -209,6 +230,7 @@ def write_anki(
     import genanki
 
     selected = _selection(decks, deck_ids, variants)
+    check_folder(path)
     total = sum(len(cards) for _, cards in selected)
     notes = 0
     model = anki_model()

@@ -63,6 +63,7 @@ ZH: dict[str, str] = {
     "Hint": "提示",
     # export
     "Writing": "正在写入",
+    "folder {folder} does not exist": "文件夹 {folder} 不存在",
     "Wrote {count} Anki notes from {decks} decks to {path}": "已写入 {count} 条 Anki 笔记（来自 {decks} 个卡组）：{path}",
     "Wrote {count} rows from {decks} decks to {path}": "已写入 {count} 行（来自 {decks} 个卡组）：{path}",
     # problems: answer formats and grading

@@ -210,11 +210,31 @@ def test_cli_exports_bundled_decks(tmp_path):
 
 @pytest.mark.parametrize("command", ["anki", "csv"])
 def test_unwritable_path_is_a_one_line_error(deck_file, tmp_path, command):
-    target = tmp_path / "no-such-dir" / f"out.{command}"
+    target = tmp_path / f"out.{command}"
+    target.mkdir()   # a folder where the file should go
     result = CliRunner().invoke(app, ["--deck-path", str(deck_file), "export", command, str(target)])
     assert result.exit_code == 1
     assert result.stderr.startswith("studytool: cannot write") and result.stderr.count("\n") == 1
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("command", ["anki", "csv"])
+def test_missing_folder_is_refused_and_never_created(deck_file, tmp_path, command):
+    folder = tmp_path / "no-such-dir"
+    result = CliRunner().invoke(app, ["--deck-path", str(deck_file), "export", command, str(folder / f"x.{command}")])
+    assert result.exit_code == 1
+    assert result.stderr == f"studytool: folder {folder} does not exist\n"
+    assert not folder.exists()
+
+
+def test_csv_dash_is_stdout_and_the_summary_goes_to_stderr(deck_file, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["--deck-path", str(deck_file), "export", "csv", "-", "--deck", "demo-export"])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [r["id"] for r in rows] == ["ln-direction", "norm-pick", "pe-learned", "block-order", "ln-vector"]
+    assert "Wrote 5 rows" in result.stderr and "Wrote" not in result.stdout
+    assert not (tmp_path / "-").exists()
 
 
 def test_unknown_deck_is_a_one_line_error(tmp_path):
