@@ -207,7 +207,7 @@ ZH: dict[str, str] = {
     "Good": "良好",
     "Easy": "简单",
     "At any prompt: :q quit, :skip, :undo, :explain, :help": "任何提示下都可输入：:q 退出，:skip 跳过，:undo 撤销，:explain 讲解，:help 帮助",
-    "unknown command {command} — use :q :skip :undo :explain": "未知命令 {command}——可用 :q :skip :undo :explain",
+    "unknown command {command} — use :q :skip :undo :explain :help": "未知命令 {command}——可用 :q :skip :undo :explain :help",
     ":q        quit (every answer so far is saved)\n"
     ":skip     skip this card\n"
     ":undo     take back the last answer or skip\n"

@@ -280,7 +280,7 @@ class Session:
                     ":help     this list"))
                 continue
             if command.startswith(":"):
-                self.view.show_notice(_("unknown command {command} — use :q :skip :undo :explain").format(
+                self.view.show_notice(_("unknown command {command} — use :q :skip :undo :explain :help").format(
                     command=line.strip()))
                 continue
             return line

@@ -188,7 +188,9 @@ def test_spread_topics_leaves_no_neighbours_on_one_topic_when_possible(topics):
 
 def test_unknown_command_is_named_and_not_graded(store):
     summary, view, script = run(store, [number("a", 1)], [":foo", "1"])
-    assert view.kinds("notice") == [("notice", "unknown command :foo — use :q :skip :undo :explain")]
+    [(_kind, text)] = view.kinds("notice")
+    assert text.startswith("unknown command :foo")
+    assert all(command in text for command in (":q", ":skip", ":undo", ":explain", ":help"))  # the whole list
     assert [(r.answer, r.correct) for r in summary.results] == [("1", True)]
     assert len(script.prompts) == 2
 
