@@ -25,10 +25,23 @@ def deck_json(deck: Deck) -> dict[str, Any]:
 
 
 def render_deck_list(decks: Sequence[Deck], console: Console) -> None:
-    table = Table(_("Deck"), _("Title"), _("Source"), _("Cards"), _("Kinds"))
+    # The deck id is what `--deck` takes, so it is never cut; title, source and kinds wrap in what is
+    # left, and the source goes when three wrapped columns would each get fewer than 16 cells.
+    headers = (_("Deck"), _("Cards"))
+    deck_width = max(cell_len(headers[0]), *(cell_len(d.deck) for d in decks)) if decks else cell_len(headers[0])
+    cards_width = max(cell_len(headers[1]), *(len(str(len(d.cards))) for d in decks)) if decks else cell_len(headers[1])
+    left = console.width - (deck_width + 3) - (cards_width + 3) - 1   # a column costs its width plus 3
+    with_source = left // 3 - 3 >= 16
+    table = Table()
+    table.add_column(headers[0], no_wrap=True, min_width=deck_width)
+    table.add_column(_("Title"), overflow="fold")
+    if with_source:
+        table.add_column(_("Source"), overflow="fold")
+    table.add_column(headers[1], no_wrap=True, min_width=cards_width, justify="right")
+    table.add_column(_("Kinds"), overflow="fold")
     for d in decks:
         kinds = ", ".join(f"{kind} {n}" for kind, n in d.kinds.items())
-        table.add_row(d.deck, d.title, d.source, str(len(d.cards)), kinds)
+        table.add_row(d.deck, d.title, *([d.source] if with_source else []), str(len(d.cards)), kinds)
     console.print(table)
 
 

@@ -100,6 +100,18 @@ def test_list_table():
     assert "every-kind" in result.stdout and "每种题型各一张" in result.stdout
 
 
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_list_keeps_every_deck_id_whole_at_any_width(columns):
+    """The deck id is what --deck takes: never cut; title and kinds wrap, the source goes when narrow."""
+    result = runner.invoke(app, ["decks", "list"], env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    ids = [cell for line in result.stdout.splitlines() if line.startswith("│")
+           for cell in [line.split("│")[1].strip()] if cell]
+    assert ids == [deck.deck for deck in scan(bundled_sources()).decks]
+    assert max(cell_len(line) for line in result.stdout.splitlines()) <= columns
+    assert ("Source" in result.stdout) == (columns >= 120)
+
+
 def test_show_lists_the_cards():
     result = runner.invoke(app, ["--deck-path", str(GOOD), "decks", "show", "every-kind"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
