@@ -321,4 +321,6 @@ ZH: dict[str, str] = {
     "aliases expand to more than {n} nodes (an alias bomb?); refused": "别名展开超过 {n} 个节点（别名炸弹？）；已拒绝",
     " ({hint})": "（{hint}）",
     "{problem}; {advice}": "{problem}；{advice}",
+    "give {d} decimals (your {given} rounds the same)": "请给出 {d} 位小数（你的 {given} 四舍五入后一致）",
+    "close — check the rounding in the last step": "很接近——检查最后一步的舍入",
 }

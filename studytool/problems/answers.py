@@ -276,6 +276,7 @@ def grade(variant: Variant, text: str) -> Grade:
     expected = format_answer(variant)
     if _matches(variant.kind, given, variant.answer, variant.tolerance):
         return Grade(True, expected)
+    _check_precision(variant, text, given)
     for hint in variant.hints:
         try:
             if _matches(variant.kind, given, hint.answer, _hint_tolerance(variant, hint.answer)):
@@ -283,6 +284,53 @@ def grade(variant: Variant, text: str) -> Grade:
         except (TypeError, ValueError):
             continue  # a hint answer of another form never matches
     return Grade(False, expected, _generic_hint(variant, given))
+
+
+# Off by this many tolerances at most: the last digit or two, a rounding slip rather than a wrong method.
+_CLOSE_FACTOR = 10
+
+
+def _typed_tokens(variant: Variant, text: str) -> list[str]:
+    """The number tokens as typed, in the order `parse` reads them (for counting their decimals)."""
+    if variant.kind == "scalar":
+        token = _strip_brackets(normalise(text))
+        return [re.sub(r"[, _']", "", token) if _GROUPED.fullmatch(token) else token]
+    if variant.kind == "matrix":
+        text = re.sub(r"[\[\]();|]", " ", unicodedata.normalize("NFKC", text).translate(_TABLE))
+    return [p for p in re.split(r"[,;\s]+", _strip_brackets(normalise(text))) if p]
+
+
+def _typed_decimals(token: str) -> int | None:
+    """Decimals a plain number was written with (`0.667` -> 3, `66.7%` -> 3); None for 2/3, 1e-3."""
+    match = re.fullmatch(r"[+-]?\d*(?:\.(\d*))?(%?)", token)
+    if not match or not re.search(r"\d", token):
+        return None
+    return len(match.group(1) or "") + (2 if match.group(2) else 0)
+
+
+def _check_precision(variant: Variant, text: str, given: Any) -> None:
+    """Ask again when the answer is right at the (fewer) decimals it was typed with.
+
+    `0.667` for 0.6667 at 4 decimals is not wrong, only short: a format error naming the
+    decimals wanted. Every entry must be within tolerance or right at its own precision,
+    and at least one decimal typed (a bare integer is a committed answer, not a rounding).
+    """
+    decimals = _decimals(variant.tolerance)
+    if variant.kind not in ("scalar", "vector", "matrix") or not decimals:
+        return
+    tokens, values, wanted = _typed_tokens(variant, text), _flat(given), _flat(variant.answer)
+    if not len(tokens) == len(values) == len(wanted):
+        return
+    short = None
+    for token, value, want in zip(tokens, values, wanted):
+        if _close(value, want, variant.tolerance):
+            continue
+        typed = _typed_decimals(token)
+        if typed is None or not 0 < typed < decimals or abs(value - want) > 0.5 * 10**-typed + 1e-12:
+            return
+        short = short or token
+    if short:
+        raise AnswerFormatError(_("give {d} decimals (your {given} rounds the same)").format(d=decimals, given=short))
 
 
 def _hint_tolerance(variant: Variant, wrong: Any) -> Tolerance | None:
@@ -294,11 +342,18 @@ def _hint_tolerance(variant: Variant, wrong: Any) -> Tolerance | None:
 
 
 def _generic_hint(variant: Variant, given: Any) -> str | None:
+    if variant.kind in ("scalar", "vector", "matrix") and variant.tolerance is not None \
+            and _matches(variant.kind, given, variant.answer, _widened(variant.tolerance)):
+        return _("close — check the rounding in the last step")
     if variant.kind == "shape" and sorted(given) == sorted(variant.answer):
         return _("Right sizes, wrong order: check which axis is which.")
     if variant.kind == "shape" and len(given) != len(variant.answer):
         return _("Expected {n} axes.").format(n=len(variant.answer))
     return None
+
+
+def _widened(tolerance: Tolerance) -> Tolerance:
+    return Tolerance(rel=_CLOSE_FACTOR * tolerance.rel, abs=_CLOSE_FACTOR * tolerance.abs)
 
 
 # --- showing answers ----------------------------------------------------------------------

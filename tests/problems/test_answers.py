@@ -40,9 +40,46 @@ def test_float_within_four_decimals(text):
     assert grade(FLOAT, text).correct
 
 
-@pytest.mark.parametrize("text", ["-0.447", "-0.4473", "0.4472"])
+@pytest.mark.parametrize("text", ["-0.4473", "0.4472", "-0.44", "-0.5"])
 def test_float_outside_the_tolerance_is_wrong(text):
     assert not grade(FLOAT, text).correct
+
+
+@pytest.mark.parametrize(("variant", "text"), [
+    (Variant("q", "scalar", 2 / 3, FOUR), "0.667"),   # the FFN share of a block, typed to 3 decimals
+    (Variant("q", "scalar", 2 / 3, FOUR), "0.67"),
+    (FLOAT, "-0.447"),
+    (VECTOR, "[-1.342, -0.447, 0.4472, 1.3416]"),      # element-wise: short entries, the rest in tolerance
+])
+def test_too_few_decimals_that_round_the_same_are_asked_again(variant, text):
+    with pytest.raises(AnswerFormatError, match=r"give 4 decimals \(your -?[0-9.]+ rounds the same\)"):
+        grade(variant, text)
+
+
+@pytest.mark.parametrize(("variant", "text"), [
+    (Variant("q", "scalar", 2 / 3, FOUR), "0.668"),   # 3 decimals, but 0.6667 rounds to 0.667
+    (FLOAT, "-0.448"),
+    (VECTOR, "[-1.342, -0.447, 0.4475, 1.3416]"),      # one entry short, another plainly wrong
+])
+def test_too_few_decimals_that_disagree_are_wrong(variant, text):
+    assert not grade(variant, text).correct
+
+
+@pytest.mark.parametrize(("variant", "text"), [
+    (FLOAT, "-0.4473"),                                 # last digit off by one
+    (FLOAT, "-0.4470"),                                 # off by two
+    (VECTOR, "[-1.3417, -0.4472, 0.4472, 1.3416]"),
+])
+def test_last_digit_slips_are_wrong_with_a_rounding_hint(variant, text):
+    graded = grade(variant, text)
+    assert not graded.correct
+    assert "rounding" in graded.hint
+
+
+@pytest.mark.parametrize(("variant", "text"), [(FLOAT, "-0.4500"), (FLOAT, "0.4472"), (SCALAR, "1048577")])
+def test_far_answers_and_exact_integers_get_no_rounding_hint(variant, text):
+    graded = grade(variant, text)
+    assert not graded.correct and graded.hint is None
 
 
 def test_fractions_and_percent():

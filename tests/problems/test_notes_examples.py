@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from studytool.problems import registry
-from studytool.problems.answers import format_answer, grade
+from studytool.problems.answers import AnswerFormatError, format_answer, grade
 
 NOTES_LN = "[-1.3416, -0.4472, 0.4472, 1.3416]"
 
@@ -19,7 +19,8 @@ def pose(name: str, **params):
 def test_layer_norm_of_the_notes_vectors(x):
     v = pose("layer_norm", x=x, ask="output")
     assert grade(v, NOTES_LN).correct
-    assert grade(v, "[-1.34, -0.45, 0.45, 1.34]").correct is False  # the 30-second summary's rounding is too coarse
+    with pytest.raises(AnswerFormatError, match="give 4 decimals"):  # the 30-second summary's 2 decimals: asked again
+        grade(v, "[-1.34, -0.45, 0.45, 1.34]")
 
 
 def test_layer_norm_statistics_of_the_notes():
