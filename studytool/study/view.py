@@ -9,9 +9,11 @@ import sys
 from collections.abc import Callable, Sequence
 from string import ascii_uppercase
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markup import escape
+from rich.padding import Padding
 from rich.panel import Panel
+from rich.segment import Segment
 from rich.cells import cell_len
 from rich.table import Table
 
@@ -25,6 +27,8 @@ from studytool.study.stats import Stats, TopicScore
 BAR_WIDTH = 40
 TITLE_MARGIN = 6       # a panel title sits between "╭─ " and " ─╮"
 RATINGS = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
+RECALL_HINT = "Answer in your own words (or just press Enter), then rate yourself 1-4."
+INDENT = (0, 0, 0, 2)  # solution steps sit under their heading, wrapped lines too
 
 
 def make_ask(console: Console, interactive: bool) -> Callable[[str], str]:
@@ -69,6 +73,22 @@ def card_title(progress: Progress, card: Card, width: int) -> str:
     return next((form for form in forms if cell_len(form) <= room), counter)
 
 
+class _Labelled:
+    """`Label: text` with a hanging indent: wrapped lines are indented, not back at column 0."""
+
+    def __init__(self, label: str, text: str):
+        self.prose = Prose(f"{label} {escape(text)}")
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        indent = INDENT[3]
+        lines = console.render_lines(self.prose, options.update_width(options.max_width - indent), pad=False)
+        for number, line in enumerate(lines):
+            if number:
+                yield Segment(" " * indent)
+            yield from line
+            yield Segment.line()
+
+
 class TerminalView:
     """Shows cards, feedback and notices on a rich console (stderr when stdout carries JSON)."""
 
@@ -79,7 +99,9 @@ class TerminalView:
 
     def show_card(self, card: Card, variant: Variant, progress: Progress) -> None:
         lines = [escape(variant.prompt), *_options(variant)]
-        if variant.kind != "recall":
+        if variant.kind == "recall":
+            lines.append(f"[dim]{escape(_(RECALL_HINT))}[/]")
+        else:
             from studytool.problems.answers import format_hint
 
             lines.append(f"[dim]{escape(format_hint(variant))}[/]")
@@ -102,13 +124,13 @@ class TerminalView:
         else:
             emit(self.console, Prose(f"[bold red]✗ {_('Wrong')}[/]  {_('Answer')}: {escape(result.expected)}"))
             if result.hint:
-                emit(self.console, Prose(f"[yellow]{_('Hint')}:[/] {escape(result.hint)}"))
+                emit(self.console, _Labelled(f"[yellow]{_('Hint')}:[/]", result.hint))
         if result.variant.solution and result.variant.kind != "recall":
             emit(self.console, f"[bold]{_('Solution')}:[/]")
             for step in result.variant.solution:
-                emit(self.console, Prose(f"  {escape(step)}"))
+                emit(self.console, Padding(Prose(escape(step)), INDENT))
         if result.card.why:
-            emit(self.console, Prose(f"[bold]{_('Why')}:[/] {escape(result.card.why)}"))
+            emit(self.console, _Labelled(f"[bold]{_('Why')}:[/]", result.card.why))
         emit(self.console)
 
     def show_notice(self, text: str) -> None:

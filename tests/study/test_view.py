@@ -13,7 +13,7 @@ from studytool.study.session import Progress, Result, Summary
 from studytool.study.stats import Stats, TopicScore
 from studytool.render import Prose, line_breaks
 from studytool.study.view import TerminalView, progress_text, show_stats, show_summary
-from study_fakes import number
+from study_fakes import number, recall
 
 
 def test_progress_counts_missed_cards_apart_from_the_total():
@@ -106,3 +106,25 @@ def test_line_breaks_keep_every_character_and_every_line_fits(paragraph, width):
     lines = [paragraph[a:b] for a, b in zip(cuts, cuts[1:])]
     assert "".join(lines) == paragraph
     assert all(line and cell_len(line.rstrip()) <= width for line in lines)
+
+
+def test_a_recall_card_says_how_to_answer_it():
+    card = recall("r")
+    console = screen(100)
+    TerminalView(console).show_card(card, card.pose(None), Progress(1, 1, again=0, repeat=False))
+    assert "Answer in your own words (or just press Enter), then rate yourself 1-4." in text(console)
+
+
+def test_wrapped_solution_hint_and_why_lines_stay_indented():
+    card = replace(number("c", 7), why="the why text " * 8)
+    variant = replace(card.pose(None), solution=("step one: " + "204,800 " * 10,))
+    result = Result(card, None, variant, "8", "7", False, 1, "the hint text " * 8, review_id=1)
+    console = screen(40)
+    TerminalView(console).show_result(result)
+    lines = [line for line in text(console).splitlines() if line.strip()]
+    solution = lines.index("Solution:")
+    after_hint, after_solution, after_why = lines[2:solution], lines[solution + 1:], lines[-4:]
+    assert lines[1].startswith("Hint:") and all(line.startswith("  ") for line in after_hint)
+    assert all(line.startswith("  ") for line in after_solution if not line.startswith("Why:"))
+    assert any(line.startswith("Why:") for line in after_why)
+    assert len(after_solution) > 5  # the step, the why and their wrapped lines
