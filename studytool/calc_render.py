@@ -174,5 +174,14 @@ def render_shapes(r: dict[str, Any], console: Console, tree: bool = False) -> No
         if sep and label != sublayer:
             sub_node = part_node.add(Text(label, style="bold"))
         sublayer = label if sep else None
-        (sub_node if sep else part_node).add(Text.assemble(name, "  ", (_shape(step["shape"]), "green")))
+        (sub_node if sep else part_node).add(_step_line(name, step["shape"]))
     console.print(root)
+
+
+def _step_line(name: str, shape: Sequence[int]) -> Table:
+    """A tree leaf: the step's name wraps when the terminal is narrow, its shape never splits."""
+    line = Table.grid(padding=(0, 2, 0, 0))
+    line.add_column(overflow="fold")
+    line.add_column(style="green", no_wrap=True)
+    line.add_row(Text(name), Text(_shape(shape)))
+    return line

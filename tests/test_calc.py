@@ -308,3 +308,31 @@ def test_a_pe_table_past_the_limit_is_refused_in_one_line():
     result = runner.invoke(app, ["--lang", "en", "calc", "pe", "--d-model", "512", "--positions", "100000"])
     assert result.exit_code == 1
     assert result.output.strip().startswith("studytool: ") and len(result.output.strip().splitlines()) == 1
+
+
+# --- a shape is never split across lines ------------------------------------------------------------
+
+
+def render_shapes_text(width: int, tree: bool) -> list[str]:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from studytool.calc_render import render_shapes
+
+    out = StringIO()
+    result = calc.shapes(32, 10, 512, 8, 1000, None, 12)
+    render_shapes(result, Console(file=out, width=width, color_system=None), tree=tree)
+    return out.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("tree", [True, False])
+@pytest.mark.parametrize("width", [100, 60, 40])
+def test_every_shape_stays_whole_on_one_line_however_narrow(width, tree):
+    lines = render_shapes_text(width, tree)
+    assert all(len(line) <= width for line in lines)
+    # the long steps' shapes, written out by hand: [32, 8, 10, 10] is the scores of 8 heads over 10 source tokens
+    for shape in ["[32, 8, 10, 10]", "[32, 12, 512]", "[32, 8, 12, 12]", "[32, 12, 1000]"]:
+        assert any(shape in line for line in lines), (shape, lines)
+    split = [line for line in lines if re.search(r"\[\d+(, \d+)*,?\s*(│|$)", line)]
+    assert not split, split  # an opening bracket with no closing one on its line
