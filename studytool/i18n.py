@@ -209,6 +209,8 @@ ZH: dict[str, str] = {
     "At any prompt: :q quit, :skip, :undo, :explain, :help": "任何提示下都可输入：:q 退出，:skip 跳过，:undo 撤销，:explain 讲解，:help 帮助",
     "unknown command {command} — use :q :skip :undo :explain :help": "未知命令 {command}——可用 :q :skip :undo :explain :help",
     "Answer in your own words (or just press Enter), then rate yourself 1-4.": "用自己的话回答（或直接按回车），然后给自己打分 1-4。",
+    "STUDYTOOL_HOME ({home}) is a file, not a folder": "STUDYTOOL_HOME（{home}）是一个文件，不是文件夹",
+    "{folder} is a file, not a folder": "{folder} 是一个文件，不是文件夹",
     ":q        quit (every answer so far is saved)\n"
     ":skip     skip this card\n"
     ":undo     take back the last answer or skip\n"

@@ -349,9 +349,34 @@ def _use_wal(con: sqlite3.Connection) -> None:
         time.sleep(0.02)
 
 
-def open_store(path: Path) -> Store:
-    """Open (creating parent folders and the schema if needed) the progress database at `path`."""
+def _check_folders(path: Path) -> None:
+    """Name a file that stands where a folder of `path` must be (mkdir alone says only "File exists")."""
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                raise StudytoolError(_("{folder} is a file, not a folder").format(folder=folder))
+            return
+
+
+def _empty_store(path: Path) -> Store:
+    """A fresh schema in memory: what a read-only command sees where no database exists yet."""
+    con = sqlite3.connect(":memory:", isolation_level=None)
+    con.row_factory = sqlite3.Row
+    store = Store(con, path)
+    store.migrate()
+    return store
+
+
+def open_store(path: Path, *, create: bool = True) -> Store:
+    """Open (creating parent folders and the schema if needed) the progress database at `path`.
+
+    With `create=False` (read-only commands) nothing is created: where no
+    database exists yet, an empty one in memory stands in for it.
+    """
+    _check_folders(path)
     version = check_database(path)
+    if not create and not path.exists():
+        return _empty_store(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)

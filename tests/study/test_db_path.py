@@ -1,4 +1,6 @@
-"""`--db` naming a folder is a one-line error that says so (SQLite alone only reports a disk I/O error)."""
+"""Where the progress database lives: `--db` and STUDYTOOL_HOME mistakes are one-line errors; reading creates nothing."""
+
+import json
 
 from typer.testing import CliRunner
 
@@ -14,3 +16,29 @@ def test_a_folder_as_the_database_is_named_as_a_folder(tmp_path, monkeypatch):
     assert result.exit_code == 1
     assert result.stderr == f"studytool: {folder} is a directory, not a database file\n"
     assert list(folder.iterdir()) == []   # nothing was created inside it
+
+
+def test_stats_without_a_database_creates_nothing_and_shows_the_empty_state(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("STUDYTOOL_LANG", "en")
+    missing = tmp_path / "nonexist" / "dir" / "x.db"
+    result = CliRunner().invoke(app, ["--db", str(missing), "stats", "--json"])
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["answers_total"] == 0 and all(d["learning"] == d["review"] == 0 for d in doc["decks"])
+    assert not (tmp_path / "nonexist").exists()
+    assert not (tmp_path / "home" / "studytool.db").exists()
+
+
+def test_a_file_as_studytool_home_is_named_in_one_line(tmp_path, monkeypatch):
+    home = tmp_path / "x"
+    home.write_text("not a folder")
+    monkeypatch.setenv("STUDYTOOL_HOME", str(home))
+    monkeypatch.setenv("STUDYTOOL_LANG", "en")
+    for command in (["stats"], ["review"], ["quiz"]):
+        result = CliRunner().invoke(app, command, input="")
+        assert result.exit_code == 1
+        assert result.stderr == f"studytool: STUDYTOOL_HOME ({home}) is a file, not a folder\n"
+    result = CliRunner().invoke(app, ["--db", str(home / "sub" / "x.db"), "review"], input="")
+    assert (result.exit_code, result.stderr) == (1, f"studytool: {home} is a file, not a folder\n")
+    assert home.read_text() == "not a folder"
