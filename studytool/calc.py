@@ -160,9 +160,14 @@ def _count(part: str, layers: int, **kwargs: Any) -> int:
 
 
 def params(
-    d_model: int, heads: int, d_ff: int, layers: int, vocab: int | None = None, bias: bool = True
+    d_model: int = 512, heads: int = 8, d_ff: int | None = None, layers: int = 6, vocab: int | None = None,
+    bias: bool = True,
 ) -> dict[str, Any]:
-    """Parameter counts of every part; both conventions, or only the notes' one when `bias` is False."""
+    """Parameter counts of every part; both conventions, or only the notes' one when `bias` is False.
+
+    The defaults are the base model of the notes (and of nn.Transformer); `d_ff=None` is 4 * d_model.
+    """
+    d_ff = 4 * d_model if d_ff is None else d_ff
     _check_sizes(d_model=d_model, heads=heads, d_ff=d_ff, layers=layers, vocab=vocab)
     _check_heads(d_model, heads)
     conventions = list(PARAM_CONVENTIONS) if bias else ["notes"]

@@ -357,8 +357,8 @@ def calc_pe(
 def calc_attention(
     batch: int = typer.Option(..., "--batch", metavar="B", help="Batch size B."),
     seq: int = typer.Option(..., "--seq", metavar="L", help="Sequence length L."),
-    d_model: int = typer.Option(..., "--d-model", metavar="D", help="Model width d_model."),
-    heads: int = typer.Option(..., "--heads", metavar="H", help="Number of heads h (must divide d_model)."),
+    d_model: int = typer.Option(512, "--d-model", metavar="D", help="Model width d_model (default: 512, the notes' base model)."),
+    heads: int = typer.Option(8, "--heads", metavar="H", help="Number of heads h (must divide d_model; default: 8)."),
     as_json: bool = _JSON,
 ) -> None:
     """The shapes through multi-head self-attention."""
@@ -370,10 +370,10 @@ def calc_attention(
 
 @calc_app.command("params")
 def calc_params(
-    d_model: int = typer.Option(..., "--d-model", metavar="D", help="Model width d_model."),
-    heads: int = typer.Option(..., "--heads", metavar="H", help="Number of heads h (must divide d_model)."),
-    d_ff: int = typer.Option(..., "--d-ff", metavar="D_FF", help="FFN hidden width (usually 4 * d_model)."),
-    layers: int = typer.Option(..., "--layers", metavar="N", help="Layers per stack N."),
+    d_model: int = typer.Option(512, "--d-model", metavar="D", help="Model width d_model (default: 512, the notes' base model)."),
+    heads: int = typer.Option(8, "--heads", metavar="H", help="Number of heads h (must divide d_model; default: 8)."),
+    d_ff: Optional[int] = typer.Option(None, "--d-ff", metavar="D_FF", help="FFN hidden width (default: 4 * d_model)."),
+    layers: int = typer.Option(6, "--layers", metavar="N", help="Layers per stack N (default: 6)."),
     vocab: Optional[int] = typer.Option(None, "--vocab", metavar="V", help="Vocabulary size (adds embedding and output projection)."),
     no_bias: bool = typer.Option(False, "--no-bias", help="Only the notes' convention: weight matrices, no biases or LayerNorms."),
     as_json: bool = _JSON,
@@ -389,8 +389,8 @@ def calc_params(
 def calc_shapes(
     batch: int = typer.Option(..., "--batch", metavar="B", help="Batch size B."),
     seq: int = typer.Option(..., "--seq", metavar="L", help="Source length L."),
-    d_model: int = typer.Option(..., "--d-model", metavar="D", help="Model width d_model."),
-    heads: int = typer.Option(..., "--heads", metavar="H", help="Number of heads h (must divide d_model)."),
+    d_model: int = typer.Option(512, "--d-model", metavar="D", help="Model width d_model (default: 512, the notes' base model)."),
+    heads: int = typer.Option(8, "--heads", metavar="H", help="Number of heads h (must divide d_model; default: 8)."),
     vocab: int = typer.Option(..., "--vocab", metavar="V", help="Vocabulary size V."),
     d_ff: Optional[int] = typer.Option(None, "--d-ff", metavar="D_FF", help="FFN hidden width (default: 4 * d_model)."),
     tgt_seq: Optional[int] = typer.Option(None, "--tgt-seq", metavar="L", help="Target length (default: the source length)."),

@@ -336,3 +336,24 @@ def test_every_shape_stays_whole_on_one_line_however_narrow(width, tree):
         assert any(shape in line for line in lines), (shape, lines)
     split = [line for line in lines if re.search(r"\[\d+(, \d+)*,?\s*(│|$)", line)]
     assert not split, split  # an opening bracket with no closing one on its line
+
+
+# --- the notes' base model is the default ------------------------------------------------------------
+
+
+def test_params_default_to_the_base_model_and_d_ff_follows_d_model():
+    base = run_json("params", "--d-model", "512")
+    assert (base["heads"], base["d_ff"], base["layers"]) == (8, 2048, 6)
+    whole = {row["part"]: row for row in base["rows"]}["transformer"]
+    assert whole["with_bias"] == 44_140_544  # nn.Transformer() at its defaults
+    small = run_json("params", "--d-model", "64", "--heads", "4")
+    assert small["d_ff"] == 256
+    encoder_block = {row["part"]: row for row in small["rows"]}["encoder_layer"]
+    assert encoder_block["notes"] == 4 * 64**2 + 2 * 64 * 256  # the notes' 4d² + 2·d·d_ff
+
+
+def test_shapes_and_attention_default_to_d_model_512_and_8_heads():
+    r = run_json("shapes", "--batch", "32", "--seq", "10", "--vocab", "1000")
+    assert (r["d_model"], r["heads"], r["d_ff"]) == (512, 8, 2048)
+    assert [32, 10, 8, 64] in [step["shape"] for step in r["steps"]]
+    assert run_json("attention", "--batch", "32", "--seq", "10")["d_k"] == 64
