@@ -116,9 +116,39 @@ def _usage_errors_plain():
         if first is not None and first["type"] in _WORDING:
             error.message = _(_WORDING[first["type"]]).format(**first.get("ctx", {}), input=first["input"])
         if error.ctx is not None:
-            sys.stderr.write(error.ctx.get_usage() + "\n")
-        sys.stderr.write(f"Error: {error.format_message()}\n")
+            usage = error.ctx.get_usage().removeprefix("Usage: ")
+            sys.stderr.write(_("Usage: {usage}").format(usage=usage) + "\n")
+        sys.stderr.write(_("Error: {message}").format(message=_usage_message(error.format_message())) + "\n")
         raise typer.Exit(error.exit_code) from None
+
+
+# click's usage-error sentences (typer 0.29 carries its own click, which has no translations)
+_CLICK_WORDING = (
+    "Invalid value for {hint}: {message}",
+    "Invalid value: {message}",
+    "Missing option {hint}.",
+    "Missing argument {hint}.",
+    "Missing command.",
+    "No such option: {name} (Possible options: {names})",
+    "No such option: {name}",
+    "No such command {name}. Did you mean {names}?",
+    "No such command {name}.",
+    "Got unexpected extra argument(s) ({args})",
+    "Option {name} requires an argument.",
+    "Option {name} does not take a value.",
+)
+
+
+def _usage_message(text: str) -> str:
+    """click's English sentence in the interface language: the first of `_CLICK_WORDING` it matches."""
+    import re
+
+    for wording in _CLICK_WORDING:
+        pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(wording))
+        found = re.fullmatch(pattern, text, flags=re.DOTALL)
+        if found:
+            return _(wording).format(**found.groupdict())
+    return text
 
 
 app = typer.Typer(
@@ -138,6 +168,16 @@ app.add_typer(calc_app, name="calc")
 app.add_typer(export_app, name="export")
 
 
+def _language(value: Optional[str]) -> Optional[str]:
+    """Set the interface language as soon as `--lang` is parsed, so that an unknown command is reported in it."""
+    from studytool.i18n import LANGUAGES, set_language
+
+    if value is not None and value.lower() not in LANGUAGES:
+        raise typer.BadParameter(f"{value!r} is not one of 'en', 'zh'.")
+    set_language(value.lower() if value else None)
+    return value
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"studytool {__version__}")
@@ -149,14 +189,10 @@ def _global(
     ctx: typer.Context,
     db: Optional[Path] = typer.Option(None, "--db", metavar="PATH", help="Progress database (default: $STUDYTOOL_HOME/studytool.db)."),
     deck_path: list[Path] = typer.Option([], "--deck-path", metavar="PATH", help="Extra deck file or folder (repeatable)."),
-    lang: Optional[str] = typer.Option(None, "--lang", metavar="en|zh", help="Interface language: en or zh (default: $STUDYTOOL_LANG, then the locale)."),
+    lang: Optional[str] = typer.Option(None, "--lang", metavar="en|zh", callback=_language, is_eager=True,
+                                       help="Interface language: en or zh (default: $STUDYTOOL_LANG, then the locale)."),
     version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
-    from studytool.i18n import LANGUAGES, set_language
-
-    if lang is not None and lang.lower() not in LANGUAGES:
-        raise typer.BadParameter(f"{lang!r} is not one of 'en', 'zh'.", param_hint="'--lang'")
-    set_language(lang.lower() if lang else None)
     ctx.obj = Settings(db=db, deck_paths=list(deck_path))
 
 

@@ -67,7 +67,8 @@ def select_decks(decks: Sequence[Deck], deck_ids: Iterable[str] = ()) -> list[De
     known = {deck.deck for deck in decks}
     unknown = [deck_id for deck_id in wanted if deck_id not in known]
     if unknown:
-        raise StudytoolError(f"unknown deck {', '.join(unknown)} (decks: {', '.join(sorted(known))})")
+        names = ", ".join(sorted(known))
+        raise StudytoolError(_("unknown deck {deck!r}; decks: {decks}").format(deck=unknown[0], decks=names))
     return [deck for deck in decks if not wanted or deck.deck in wanted]
 
 

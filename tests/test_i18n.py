@@ -103,3 +103,28 @@ def test_env_var_and_locale_reach_the_command_line(env, tmp_path):
     assert by_env.stdout.startswith("已写入 ")
     assert by_locale.stdout.startswith("已写入 ")
     assert overridden.stdout.startswith("Wrote ")
+
+
+@pytest.mark.parametrize("args, error", [
+    (["quiz", "--count", "0"], "错误：'--count' 的值无效：应当不小于 1，而不是 0"),
+    (["calc", "pe", "--positions", "3"], "错误：缺少选项 '--d-model'。"),
+    (["decks", "show"], "错误：缺少参数 'DECK'。"),
+    (["quiz", "--cout", "3"], "错误：没有选项 --cout（可能是：--count）"),
+    (["quizz"], "错误：没有命令 'quizz'。是不是 'quiz'？"),
+    (["quiz", "extra"], "错误：多余的参数（extra）"),
+])
+def test_usage_errors_speak_chinese_with_lang_zh(env, args, error):
+    """The whole frame is translated, not only our part of the sentence (click's own words are English)."""
+    result = CliRunner().invoke(app, ["--lang", "zh", *args])
+    assert result.exit_code == 2
+    usage, said = result.stderr.splitlines()
+    assert usage.startswith("用法：studytool ")
+    assert said == error
+
+
+@pytest.mark.parametrize("command", [["quiz", "--deck", "nope"], ["decks", "show", "nope"],
+                                     ["export", "csv", "-", "--deck", "nope"]])
+def test_an_unknown_deck_is_reported_in_chinese(env, command):
+    result = CliRunner().invoke(app, ["--lang", "zh", *command])
+    assert result.exit_code == 1
+    assert result.stderr == "studytool: 没有卡组 'nope'；现有卡组：cs336-architecture, extra-interview, p47-encoder\n"

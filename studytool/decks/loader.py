@@ -163,7 +163,8 @@ def get_deck(settings: Settings, deck_id: str) -> Deck:
     for deck in decks:
         if deck.deck == deck_id:
             return deck
-    raise StudytoolError(f"unknown deck {deck_id!r}; decks: {', '.join(d.deck for d in decks)}")
+    names = ", ".join(d.deck for d in decks)
+    raise StudytoolError(_("unknown deck {deck!r}; decks: {decks}").format(deck=deck_id, decks=names))
 
 
 def load_deck_file(path: Path) -> Deck:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from studytool.decks.model import TAGS, Card, Deck
 from studytool.errors import StudytoolError
+from studytool.i18n import _
 
 SEED_LIMIT = 1_000_000   # random session seeds are short enough to type back with --seed
 
@@ -60,7 +61,8 @@ def _matching(decks: Sequence[Deck], deck_ids: Sequence[str], tags: Sequence[str
     known = {deck.deck for deck in decks}
     for deck_id in deck_ids:
         if deck_id not in known:
-            raise StudytoolError(f"unknown deck {deck_id!r}; decks: {', '.join(sorted(known))}")
+            raise StudytoolError(_("unknown deck {deck!r}; decks: {decks}").format(deck=deck_id,
+                                                                                  decks=", ".join(sorted(known))))
     for tag in tags:
         if tag not in TAGS:
             raise StudytoolError(f"unknown tag {tag!r}; tags: {', '.join(TAGS)}")
