@@ -55,8 +55,11 @@ def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads
                  Hint(projection // b, "别忘了 batch 里的 B 个样本。"))
         return Variant(head + "一个 d_model × d_model 的投影（如 XW_Q）要多少次乘加？", "scalar", projection, None,
                        (projection_step,), hints, params=params)
-    crossover = projection * length // scores  # B·L·d² / (B·L²·d) · L = d
-    steps = (score_step, projection_step,
+    # L is the unknown here, so the steps stay in symbols: a drawn or pinned seq_len is not in the question.
+    crossover = d  # B·L²·d = B·L·d²  =>  L = d
+    steps = ("所有头的 QKᵀ：每个头 (L × d_k) @ (d_k × L) 要 L²·d_k 次乘加，h 个头、B 个样本共 B·h·L²·d_k = B·L²·d"
+             "（h·d_k = d）",
+             "一个投影 XW_Q：(B·L × d) @ (d × d)，共 B·L·d²",
              f"两者相等：B·L²·d = B·L·d² ⇒ L = d = {crossover}；L 更长时 L² 项占主导")
     hints = (Hint(d_k, "所有头加起来是 h·d_k = d_model：比较的是 B·L²·d 和 B·L·d²。"),
              Hint(4 * d, "问的是和一个投影比，不是四个投影之和。"))

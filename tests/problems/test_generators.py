@@ -7,6 +7,7 @@ with the engine call the generator used.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -302,3 +303,16 @@ def test_layer_norm_mean_recognises_summing_and_dividing_by_k_minus_1(typed, wor
     assert grade(v, "2.5").correct  # (1 + 2 + 3 + 4) / 4
     result = grade(v, typed)        # the sum 10; 10 / 3
     assert not result.correct and word in (result.hint or "")
+
+
+def test_the_crossover_solution_uses_only_the_questions_numbers():
+    # the card pins seq_len=20 for its example, but L is the unknown: no step may compute with it
+    generator = registry.get("attention_cost")
+    for seed in range(50):
+        v = generator.draw(np.random.default_rng(seed), ask="crossover", seq_len=20)
+        in_question = set(re.findall(r"\d+", v.prompt)) | {str(v.answer)}
+        for step in v.solution:
+            assert set(re.findall(r"\d+", step)) <= in_question, (step, v.prompt)
+    notes = generator.draw(np.random.default_rng(0), ask="crossover", batch=1, seq_len=20, d_model=512, n_heads=8)
+    assert notes.answer == 512  # B·L²·d = B·L·d² at L = d
+    assert not any("20" in step for step in notes.solution)
