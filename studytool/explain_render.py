@@ -39,6 +39,11 @@ def render_topic_list(index: Sequence[tuple[str, Sequence[Topic]]], console: Con
     console.print(Text(_("Show one: studytool explain TOPIC  (an id, alias or unique prefix)"), style="dim"))
 
 
+def _label(word: str) -> str:
+    """`Answer: ` in English, `答案：` in Chinese (full-width colon, no space)."""
+    return _("{label}: ").format(label=_(word))
+
+
 def _section(title: str) -> Text:
     return Text(f"\n{title}", style="bold magenta")
 
@@ -49,7 +54,8 @@ def _example(example: Example) -> Group:
         else _("fresh variant, seed {seed}").format(seed=example.seed)
     )
     parts = [
-        Text(f"{_('Worked example')} ({source}; {_('generator')} {example.generator})", style="bold magenta"),
+        Text(_("Worked example ({source}; generator {generator})").format(source=source, generator=example.generator),
+             style="bold magenta"),
         Padding(Prose(Text(example.prompt)), (0, 0, 0, 2)),
     ]
     if example.options:
@@ -62,8 +68,8 @@ def _example(example: Example) -> Group:
         for i, step in enumerate(example.solution, 1):
             steps.append(f"{i}. ", style="dim")
             steps.append(step + ("\n" if i < len(example.solution) else ""))
-        parts += [Text(f"  {_('Solution')}:", style="bold"), Padding(steps, (0, 0, 0, 4))]
-    parts.append(Text.assemble(("  " + _("Answer") + ": ", "bold"), (example.answer, "green")))
+        parts += [Text("  " + _label("Solution").rstrip(), style="bold"), Padding(steps, (0, 0, 0, 4))]
+    parts.append(Text.assemble(("  " + _label("Answer"), "bold"), (example.answer, "green")))
     return Group(*parts)
 
 
@@ -80,7 +86,7 @@ def _cards(explanation: Explanation, console: Console) -> None:
         )
         console.print(line, no_wrap=True, overflow="ellipsis")
     console.print()
-    console.print(Text.assemble("  ", (_("Quiz them") + ": ", "bold"), (explanation.quiz_command, "green")))
+    console.print(Text.assemble("  ", (_label("Quiz them"), "bold"), (explanation.quiz_command, "green")))
 
 
 def render_explanation(explanation: Explanation, console: Console) -> None:
@@ -88,7 +94,7 @@ def render_explanation(explanation: Explanation, console: Console) -> None:
     topic = explanation.topic
     header = Text.assemble(
         (topic.title, "bold"), "  ", (topic.id, "cyan"), "  ", (explanation.group_title, "magenta"), "\n",
-        (_("Also") + ": " + ", ".join(topic.aliases), "dim"),
+        (_label("Also") + ", ".join(topic.aliases), "dim"),
     )
     console.print(Panel(header, expand=False))
 

@@ -138,8 +138,8 @@ ZH: dict[str, str] = {
     # explain and calc
     "Idea": "要点",
     "Formulas": "公式",
-    "Worked example": "算例",
-    "generator": "生成器",
+    "Worked example ({source}; generator {generator})": "算例（{source}；生成器 {generator}）",
+    "{label}: ": "{label}：",
     "the notes' own numbers": "笔记原题数字",
     "fresh variant, seed {seed}": "新变体，种子 {seed}",
     "Common mistakes": "常见误区",

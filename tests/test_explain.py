@@ -147,6 +147,19 @@ def test_the_interface_speaks_chinese_with_lang_zh():
     assert "常见误区" in out and "算例" in out
 
 
+def test_chinese_headings_use_full_width_punctuation():
+    """Chinese text takes （…；…） and ：, not the half-width (…; …) and : of the English source."""
+    out = runner.invoke(app, ["--lang", "zh", "explain", "attention"], env={"COLUMNS": "120"}).stdout
+    lines = [line.strip(" │") for line in out.splitlines()]
+    assert "算例（笔记原题数字；生成器 attention_scores）" in lines
+    assert any(line.startswith("别名：scaled dot-product attention") for line in lines)
+    assert "解答：" in lines and any(line.startswith("答案：[") for line in lines)
+    assert "练习这些卡片：studytool quiz --topic attention" in lines
+    english = runner.invoke(app, ["--lang", "en", "explain", "attention"], env={"COLUMNS": "120"}).stdout
+    assert "Worked example (the notes' own numbers; generator attention_scores)" in english
+    assert "Also: scaled" in english and "  Answer: [" in english
+
+
 def test_teacher_forcing_example_is_the_notes_shifted_right_input():
     example = pose_example(resolve("teacher forcing"))
     assert example.kind == "sequence"
