@@ -250,8 +250,8 @@ ZH: dict[str, str] = {
     "run 'studytool decks check {file}'": "运行 'studytool decks check {file}' 查看全部",
     "run 'studytool decks check' for every problem in {count} files":
         "运行 'studytool decks check' 查看 {count} 个文件中的全部问题",
-    "unknown topic {query!r}; closest: {names}; run 'studytool explain' for the list":
-        "没有主题 {query!r}；最接近的：{names}；运行 'studytool explain' 查看全部主题",
+    "unknown topic {query!r}; run 'studytool explain' for the list":
+        "没有主题 {query!r}；运行 'studytool explain' 查看全部主题",
     "a seed draws one topic's example; name the topic, e.g. studytool explain attention --seed {seed}":
         "seed 用来为某个主题重新出算例，请写明主题，例如 studytool explain attention --seed {seed}",
     "{path} is a directory, not a database file": "{path} 是一个文件夹，不是数据库文件",

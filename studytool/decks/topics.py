@@ -117,10 +117,15 @@ def normalize(name: str) -> str:
     return re.sub(r"[\s_\-]+", "-", name.strip().casefold()).strip("-")
 
 
+# Similarity (difflib ratio) of a plausible typo: "layrnorm" for layernorm (0.94), "postln" for post-ln (0.92).
+# Below it short names match garbage: "nope" shares "pe" with the alias pe (0.67).
+_NEAR = 0.75
+
+
 def resolve(query: str) -> Topic:
     """The topic named by `query`: an id or alias, exactly or by unique prefix.
 
-    Unknown or ambiguous names raise `StudytoolError` with the nearest names.
+    Unknown or ambiguous names raise `StudytoolError`: the candidates, the plausible typos, or where the list is.
     """
     key = normalize(query)
     by_name = {normalize(name): topic for topic in _topics() for name in topic.names}
@@ -133,10 +138,10 @@ def resolve(query: str) -> Topic:
         raise StudytoolError(
             _("topic {query!r} is ambiguous: it could be {names}").format(query=query, names=", ".join(sorted(matches)))
         )
-    near = list(dict.fromkeys(by_name[name].id for name in difflib.get_close_matches(key, list(by_name), n=3, cutoff=0.5)))
+    near = difflib.get_close_matches(key, list(by_name), n=3, cutoff=_NEAR)
     if near:
-        raise StudytoolError(_("unknown topic {query!r}; did you mean {names}?").format(query=query, names=", ".join(near)))
-    # Nothing is close: still name the least far ids, and where the whole list is.
-    closest = difflib.get_close_matches(key, topic_ids(), n=3, cutoff=0)
-    raise StudytoolError(_("unknown topic {query!r}; closest: {names}; run 'studytool explain' for the list").format(
-        query=query, names=", ".join(closest)))
+        names = ", ".join(dict.fromkeys(by_name[name].id for name in near))
+        raise StudytoolError(_("unknown topic {query!r}; did you mean {names}?").format(query=query, names=names))
+    # Nothing is a plausible typo: a far "suggestion" would mislead, so point to the list instead.
+    raise StudytoolError(_("unknown topic {query!r}; run 'studytool explain' for the list").format(query=query))
+
