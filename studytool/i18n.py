@@ -63,6 +63,7 @@ ZH: dict[str, str] = {
     "Hint": "提示",
     # export
     "unknown deck {deck!r}; decks: {decks}": "没有卡组 {deck!r}；现有卡组：{decks}",
+    "{path} is a file; your own decks go in a folder of that name": "{path} 是一个文件；你自己的卡组应放在同名的文件夹里",
     # usage errors (click's sentences, matched in cli._usage_message)
     "Usage: {usage}": "用法：{usage}",
     "Error: {message}": "错误：{message}",
@@ -227,6 +228,12 @@ ZH: dict[str, str] = {
     "Answer in your own words (or just press Enter), then rate yourself 1-4.": "用自己的话回答（或直接按回车），然后给自己打分 1-4。",
     "STUDYTOOL_HOME ({home}) is a file, not a folder": "STUDYTOOL_HOME（{home}）是一个文件，不是文件夹",
     "{folder} is a file, not a folder": "{folder} 是一个文件，不是文件夹",
+    "Due now": "现在到期",
+    "Nothing to review now.": "现在没有要复习的卡片。",
+    "Next card due at {time} ({count} due later today).": "下一张卡片 {time} 到期（今天稍后共 {count} 张到期）。",
+    "Next card due {date} at {time}.": "下一张卡片 {date} {time} 到期。",
+    "No new cards left in these decks.": "这些卡组里已没有新卡片。",
+    "New cards: {left} of {limit} left today (use --new N for more).": "新卡片：今天还剩 {left} / {limit} 张（用 --new N 放宽上限）。",
     ":q        quit (every answer so far is saved)\n"
     ":skip     skip this card\n"
     ":undo     take back the last answer or skip\n"

@@ -100,8 +100,14 @@ def expand(paths: Iterable[Path]) -> list[Path]:
 
 
 def installed_sources(settings: Settings) -> list[Source]:
-    """Bundled decks, then the user's deck folder (if it exists), then `--deck-path`s."""
-    user = [settings.user_deck_dir] if settings.user_deck_dir.is_dir() else []
+    """Bundled decks, then the user's deck folder (if it exists), then `--deck-path`s.
+
+    A file where that folder should be is an error: ignoring it would leave the learner's own decks out unseen.
+    """
+    folder = settings.user_deck_dir
+    if folder.exists() and not folder.is_dir():
+        raise StudytoolError(_("{path} is a file; your own decks go in a folder of that name").format(path=folder))
+    user = [folder] if folder.is_dir() else []
     return [*bundled_sources(), *expand(user), *expand(settings.deck_paths)]
 
 

@@ -206,3 +206,21 @@ def test_check_speaks_chinese_with_lang_zh():
     assert lines[3] == (f"{path}:9:5: 卡片 c1: recall 卡片没有字段 'answer'（recall 卡片有 'q' 和参考答案 'a'）")
     result = runner.invoke(app, ["--lang", "zh", "--deck-path", str(path), "stats"])
     assert result.stderr.startswith(f"studytool: {path}：卡组有 9 处问题（第一处：4:1: 未知字段 'author'）；运行 ")
+
+
+@pytest.mark.parametrize("command", [["stats"], ["quiz", "--count", "1"], ["decks", "list"]])
+def test_a_file_named_decks_in_the_home_is_one_line_not_ignored(home, command):
+    (home / "decks").write_text("deck: mine\n", encoding="utf-8")
+    result = runner.invoke(app, command, input="")
+    assert result.exit_code == 1
+    assert result.stderr == f"studytool: {home / 'decks'} is a file; your own decks go in a folder of that name\n"
+    assert (home / "decks").read_text(encoding="utf-8") == "deck: mine\n"
+    assert sorted(p.name for p in home.iterdir()) == ["decks"]   # no database started
+
+
+@pytest.mark.parametrize("command", [["stats"], ["decks", "list"]])
+def test_a_missing_deck_path_is_one_line(tmp_path, command):
+    missing = tmp_path / "nowhere" / "mine.yaml"
+    result = runner.invoke(app, ["--deck-path", str(missing), *command])
+    assert result.exit_code == 1
+    assert result.stderr == f"studytool: {missing}: cannot read the file: No such file or directory\n"
