@@ -471,6 +471,8 @@ def _study(ctx: typer.Context, as_json: bool, start) -> None:
         summary = start(store, decks, make_ask(screen, sys.stdin.isatty()), TerminalView(screen, decks))
     if as_json:
         print_json(summary.to_json())
+        if summary.outlook is not None:
+            show_summary(screen, summary)  # why nothing was asked, on the screen as well
     else:
         show_summary(screen, summary)
     if summary.interrupted:

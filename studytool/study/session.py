@@ -26,7 +26,7 @@ from studytool.decks.model import Card, Deck
 from studytool.i18n import _
 from studytool.problems.variant import Variant
 from studytool.study.scheduler import DEFAULT_RETENTION, make_scheduler, next_schedule, rating_for
-from studytool.study.stats import TopicScore, weakest_topics
+from studytool.study.stats import TopicScore, due_now, weakest_topics
 from studytool.study.store import Answer, Store
 
 REQUEUE_GAP = 3        # a missed card comes back after this many other cards
@@ -89,6 +89,27 @@ class Result:
 
 
 @dataclass(frozen=True)
+class Outlook:
+    """Why a review found nothing to ask, and when it will: the next due card and the new-card limit."""
+
+    now: datetime
+    next_due: datetime | None   # the soonest scheduled card of the selection (None: none scheduled yet)
+    due_today: int              # selected cards due before midnight (all later than now)
+    new_left: int               # new cards today's limit still allows
+    new_limit: int
+    new_unseen: int             # selected cards never reviewed
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "next_due": self.next_due.isoformat() if self.next_due else None,
+            "due_today": self.due_today,
+            "new_left_today": self.new_left,
+            "new_limit": self.new_limit,
+            "new_unseen": self.new_unseen,
+        }
+
+
+@dataclass(frozen=True)
 class Summary:
     mode: str
     results: tuple[Result, ...]
@@ -96,6 +117,7 @@ class Summary:
     seconds: float
     seed: int | None = None   # quiz: the selection seed, to replay with --seed
     interrupted: bool = False  # ended by Ctrl-C (the CLI exits 130 after the summary)
+    outlook: Outlook | None = None  # review: set when nothing was due now
 
     @property
     def answered(self) -> int:
@@ -118,6 +140,7 @@ class Summary:
             "seconds": round(self.seconds, 3),
             "cards": [result.to_json() for result in self.results],
             "weakest_topics": [score.to_json() for score in self.weakest()],
+            "outlook": self.outlook.to_json() if self.outlook else None,
         }
 
 
@@ -392,12 +415,36 @@ def review_queue(
     due = [
         Showing(selected[key], rng.randrange(SEED_RANGE))
         for key, schedule in store.due(end_of_day)
-        if key in selected and (schedule.state == 2 or schedule.due <= now)
+        if key in selected and due_now(schedule, now, end_of_day)
     ]
-    room = max(0, new_limit - store.new_cards_since(start_of_day(now)))
+    room = new_room(store, new_limit, now)
     scheduled = store.scheduled_keys()
     new = [Showing(card, None) for key, card in selected.items() if key not in scheduled][:room]
     return spread_topics(due) + spread_topics(new)
+
+
+def new_room(store: Store, new_limit: int, now: datetime) -> int:
+    """New cards the daily limit still allows (those started today count against it)."""
+    return max(0, new_limit - store.new_cards_since(start_of_day(now)))
+
+
+def review_outlook(
+    store: Store, decks: Sequence[Deck], *, deck_ids: Sequence[str] = (), new_limit: int = 20, now: datetime
+) -> Outlook:
+    """When the selected decks have cards due next, and how many new cards today's limit leaves."""
+    from studytool.decks.select import plan
+
+    keys = {p.card.key for p in plan(decks, deck_ids=deck_ids, seed=0)}
+    end_of_day = start_of_day(now) + timedelta(days=1)
+    schedules = [schedule for key, schedule in store.schedules().items() if key in keys]
+    return Outlook(
+        now=now,
+        next_due=min((schedule.due for schedule in schedules), default=None),
+        due_today=sum(schedule.due < end_of_day for schedule in schedules),
+        new_left=new_room(store, new_limit, now),
+        new_limit=new_limit,
+        new_unseen=len(keys) - len(schedules),
+    )
 
 
 def review(
@@ -420,7 +467,11 @@ def review(
     """
     retention = resolve_retention(store, retention)
     rng = rng or random.Random()
-    queue = review_queue(store, decks, deck_ids=deck_ids, new_limit=new_limit, now=clock(), rng=rng)
+    now = clock()
+    queue = review_queue(store, decks, deck_ids=deck_ids, new_limit=new_limit, now=now, rng=rng)
+    if not queue:
+        outlook = review_outlook(store, decks, deck_ids=deck_ids, new_limit=new_limit, now=now)
+        return Summary("review", (), 0, 0.0, outlook=outlook)
     session = Session(store, queue, mode="review", ask=ask, view=view, retention=retention, fuzz=fuzz,
                       clock=clock, rng=rng)
     return session.run()

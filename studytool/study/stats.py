@@ -13,12 +13,17 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from studytool.decks.model import Deck
-from studytool.study.store import Store
+from studytool.study.store import Schedule, Store
 
 WINDOW_DAYS = 30       # retention and weakest topics look this far back
 CHART_DAYS = 14        # answers per day and the due forecast
 WEAKEST_SHOWN = 3
 REVIEW_STATE = 2       # fsrs.State.Review
+
+
+def due_now(schedule: Schedule, now: datetime, end_of_today: datetime) -> bool:
+    """Asked by a review started `now`: a review card due any time today, a (re)learning step only once due."""
+    return schedule.due <= now or (schedule.state == REVIEW_STATE and schedule.due < end_of_today)
 
 
 @dataclass(frozen=True)
@@ -51,11 +56,12 @@ class DeckCounts:
     new: int          # never reviewed
     learning: int     # in (re)learning steps
     review: int       # graduated to day intervals
-    due_today: int
+    due_today: int    # due before midnight, learning steps later today included
+    due_now: int      # what `review` would ask now
 
     def to_json(self) -> dict[str, Any]:
         return {"deck": self.deck, "new": self.new, "learning": self.learning, "review": self.review,
-                "due_today": self.due_today}
+                "due_today": self.due_today, "due_now": self.due_now}
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,7 @@ def compute_stats(store: Store, decks: Sequence[Deck], now: datetime) -> Stats:
             learning=sum(s.state != REVIEW_STATE for s in scheduled),
             review=sum(s.state == REVIEW_STATE for s in scheduled),
             due_today=sum(s.due < end_of_today for s in scheduled),
+            due_now=sum(due_now(s, now, end_of_today) for s in scheduled),
         ))
         forecast.update(max(0, (s.due.astimezone(now.tzinfo).date() - today).days) for s in scheduled)
 

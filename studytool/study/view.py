@@ -21,7 +21,7 @@ from studytool.decks.model import Card, Deck
 from studytool.i18n import _
 from studytool.problems.variant import Variant
 from studytool.render import Prose, emit
-from studytool.study.session import Progress, Result, Summary
+from studytool.study.session import Outlook, Progress, Result, Summary
 from studytool.study.stats import Stats, TopicScore
 
 BAR_WIDTH = 40
@@ -147,7 +147,29 @@ class TerminalView:
             self.show_notice(str(error))
 
 
+def outlook_text(outlook: Outlook) -> str:
+    """Why there is nothing to review: when the next card is due, and what the new-card limit leaves."""
+    sentences = [_("Nothing to review now.")]
+    if outlook.next_due is not None:
+        due = outlook.next_due.astimezone(outlook.now.tzinfo)
+        if due.date() == outlook.now.date():
+            sentences.append(_("Next card due at {time} ({count} due later today).").format(
+                time=due.strftime("%H:%M"), count=outlook.due_today))
+        else:
+            sentences.append(_("Next card due {date} at {time}.").format(
+                date=due.date().isoformat(), time=due.strftime("%H:%M")))
+    if outlook.new_unseen == 0:
+        sentences.append(_("No new cards left in these decks."))
+    else:
+        sentences.append(_("New cards: {left} of {limit} left today (use --new N for more).").format(
+            left=outlook.new_left, limit=outlook.new_limit))
+    return " ".join(sentences).replace("。 ", "。")  # Chinese sentences follow each other without a space
+
+
 def show_summary(console: Console, summary: Summary) -> None:
+    if summary.outlook is not None:
+        emit(console, Prose(escape(outlook_text(summary.outlook))))
+        return
     emit(console)
     minutes, seconds = divmod(round(summary.seconds), 60)
     share = f" ({100 * summary.correct / summary.answered:.0f}%)" if summary.answered else ""
@@ -181,10 +203,11 @@ def _bar(count: int, most: int) -> str:
 
 def show_stats(console: Console, stats: Stats) -> None:
     table = Table(title=_("Cards"))
-    for header in (_("Deck"), _("New"), _("Learning"), _("Review"), _("Due today")):
+    for header in (_("Deck"), _("New"), _("Learning"), _("Review"), _("Due now"), _("Due today")):
         table.add_column(header, justify="left" if header == _("Deck") else "right")
     for deck in stats.decks:
-        table.add_row(deck.deck, str(deck.new), str(deck.learning), str(deck.review), str(deck.due_today))
+        table.add_row(deck.deck, str(deck.new), str(deck.learning), str(deck.review), str(deck.due_now),
+                      str(deck.due_today))
     emit(console, table)
     retention = f"{100 * stats.retention:.1f}%" if stats.retention is not None else "—"
     emit(console, 

@@ -136,3 +136,11 @@ def test_ctrl_c_shows_the_summary_then_exits_130_and_eof_exits_0(env, monkeypatc
     assert "Score: 1/1" in result.stdout
     result = invoke([*args, "--json"])
     assert result.exit_code == 130 and json.loads(result.stdout)["answered"] == 1  # JSON still alone on stdout
+
+
+def test_review_with_nothing_to_ask_says_why_instead_of_an_empty_score(env):
+    result = invoke(["review", "--new", "0"])
+    assert result.exit_code == 0
+    assert result.stdout.strip() == "Nothing to review now. New cards: 0 of 0 left today (use --new N for more)."
+    doc = json.loads(invoke(["review", "--new", "0", "--json"]).stdout)
+    assert (doc["answered"], doc["outlook"]["new_limit"], doc["outlook"]["next_due"]) == (0, 0, None)

@@ -108,3 +108,18 @@ def test_editing_a_cards_text_keeps_its_progress(store):
     edited = type(edited)(**{**edited.__dict__, "body": {"q": "改写后的题目", "answer": 99}})
     queue = review_queue(store, [deck(edited)], now=T0, rng=random.Random(0), new_limit=5)
     assert keys(queue) == ["d/c"] and queue[0].seed is not None  # due as before, not new again
+
+
+def test_a_review_with_nothing_due_now_says_when_and_why(store):
+    # two new cards answered right enter the 10-minute learning step; the limit of 2 new cards a day is used up
+    cards = deck(number("a", 7, topic="t1"), number("b", 7, topic="t2"), number("c", 7, topic="t3"))
+    clock = Clock()
+    first = review(store, [cards], ask=Script(["7", "7"]), view=Recorder(), new_limit=2, clock=clock, fuzz=False)
+    assert (first.answered, first.outlook) == (2, None)
+    clock.now = T0 + timedelta(minutes=1)
+    empty = review(store, [cards], ask=Script([]), view=Recorder(), new_limit=2, clock=clock, fuzz=False)
+    assert empty.answered == 0
+    outlook = empty.outlook
+    assert outlook.next_due == T0 + timedelta(minutes=10)  # fsrs's second learning step after Good
+    assert (outlook.due_today, outlook.new_left, outlook.new_limit, outlook.new_unseen) == (2, 0, 2, 1)
+    assert empty.to_json()["outlook"]["new_left_today"] == 0

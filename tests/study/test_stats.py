@@ -41,8 +41,9 @@ def build(store):
 def test_counts_per_deck(store):
     stats = compute_stats(store, build(store), T0)
     assert [deck.to_json() for deck in stats.decks] == [
-        {"deck": "d", "new": 1, "learning": 1, "review": 2, "due_today": 2},   # e new; b learning; a, c review
-        {"deck": "x", "new": 1, "learning": 0, "review": 0, "due_today": 0},
+        # e new; b learning (due in 10 minutes: today, not now); a review (due tomorrow), c review (overdue)
+        {"deck": "d", "new": 1, "learning": 1, "review": 2, "due_today": 2, "due_now": 1},
+        {"deck": "x", "new": 1, "learning": 0, "review": 0, "due_today": 0, "due_now": 0},
     ]
     assert stats.answers_total == 8
 

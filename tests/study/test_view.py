@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import io
 from dataclasses import replace
+from datetime import timedelta
 
 from hypothesis import given, settings, strategies as st
 from rich.cells import cell_len
 from rich.console import Console
 
-from studytool.study.session import Progress, Result, Summary
+from studytool.study.session import Outlook, Progress, Result, Summary
 from studytool.study.stats import Stats, TopicScore
 from studytool.render import Prose, line_breaks
-from studytool.study.view import TerminalView, progress_text, show_stats, show_summary
-from study_fakes import number, recall
+from studytool.study.view import TerminalView, outlook_text, progress_text, show_stats, show_summary
+from study_fakes import T0, number, recall
 
 
 def test_progress_counts_missed_cards_apart_from_the_total():
@@ -128,3 +129,15 @@ def test_wrapped_solution_hint_and_why_lines_stay_indented():
     assert all(line.startswith("  ") for line in after_solution if not line.startswith("Why:"))
     assert any(line.startswith("Why:") for line in after_why)
     assert len(after_solution) > 5  # the step, the why and their wrapped lines
+
+
+def test_an_empty_review_says_when_the_next_card_is_due_and_what_the_new_limit_leaves():
+    later_today = Outlook(T0, T0 + timedelta(minutes=10), due_today=11, new_left=0, new_limit=20, new_unseen=5)
+    assert outlook_text(later_today) == ("Nothing to review now. Next card due at 09:40 (11 due later today). "
+                                         "New cards: 0 of 20 left today (use --new N for more).")
+    tomorrow = replace(later_today, next_due=T0 + timedelta(days=1, hours=1), due_today=0, new_unseen=0)
+    assert outlook_text(tomorrow) == ("Nothing to review now. Next card due 2026-03-02 at 10:30. "
+                                      "No new cards left in these decks.")
+    console = screen(200)
+    show_summary(console, Summary("review", (), 0, 0.0, outlook=replace(later_today, next_due=None)))
+    assert text(console) == "Nothing to review now. New cards: 0 of 20 left today (use --new N for more).\n"
