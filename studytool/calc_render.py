@@ -117,6 +117,20 @@ def render_pe(r: dict[str, Any], console: Console) -> None:
             dims=rows_shown, d_model=d_model, shown=shown, positions=positions), style="dim"))
 
 
+def _facts(console: Console, facts: Sequence[str]) -> None:
+    """`B = 32, L = 10, ...` in bold, wrapping between facts so that none is split across lines."""
+    lines = [""]
+    for fact in facts:
+        joined = f"{lines[-1]}, {fact}" if lines[-1] else fact
+        if lines[-1] and len(joined) + 1 > console.width:  # +1: the trailing comma of a full line
+            lines[-1] += ","
+            lines.append(fact)
+        else:
+            lines[-1] = joined
+    for line in lines:
+        console.print(Text(line, style="bold"), overflow="fold")
+
+
 def _steps_table(steps: Sequence[dict[str, Any]], with_part: bool) -> Table:
     table = Table(show_header=True, header_style="bold")
     table.add_column("#", justify="right", style="dim")
@@ -131,9 +145,8 @@ def _steps_table(steps: Sequence[dict[str, Any]], with_part: bool) -> Table:
 
 
 def render_attention(r: dict[str, Any], console: Console) -> None:
-    console.print(Text(
-        f"B = {r['batch']}, L = {r['seq']}, d_model = {r['d_model']}, h = {r['heads']}, "
-        f"d_k = d_model / h = {r['d_k']}", style="bold"))
+    _facts(console, [f"B = {r['batch']}", f"L = {r['seq']}", f"d_model = {r['d_model']}", f"h = {r['heads']}",
+                     f"d_k = d_model / h = {r['d_k']}"])
     console.print(_steps_table(r["steps"], with_part=False))
 
 
@@ -155,9 +168,8 @@ def render_params(r: dict[str, Any], console: Console) -> None:
 
 
 def render_shapes(r: dict[str, Any], console: Console, tree: bool = False) -> None:
-    console.print(Text(
-        f"B = {r['batch']}, L_src = {r['seq']}, L_tgt = {r['tgt_seq']}, d_model = {r['d_model']}, "
-        f"h = {r['heads']}, d_ff = {r['d_ff']}, V = {r['vocab']}", style="bold"))
+    _facts(console, [f"B = {r['batch']}", f"L_src = {r['seq']}", f"L_tgt = {r['tgt_seq']}", f"d_model = {r['d_model']}",
+                     f"h = {r['heads']}", f"d_ff = {r['d_ff']}", f"V = {r['vocab']}"])
     if not tree:
         console.print(_steps_table(r["steps"], with_part=True))
         return

@@ -336,6 +336,8 @@ def test_every_shape_stays_whole_on_one_line_however_narrow(width, tree):
         assert any(shape in line for line in lines), (shape, lines)
     split = [line for line in lines if re.search(r"\[\d+(, \d+)*,?\s*(│|$)", line)]
     assert not split, split  # an opening bracket with no closing one on its line
+    for fact in ["d_model = 512", "d_ff = 2048", "V = 1000"]:  # the header wraps between its facts
+        assert any(fact in line for line in lines), (fact, lines)
 
 
 # --- the notes' base model is the default ------------------------------------------------------------
