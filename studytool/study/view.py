@@ -113,7 +113,7 @@ class TerminalView:
         emit(self.console, panel)
 
     def show_reference(self, card: Card, variant: Variant) -> None:
-        emit(self.console, Prose(f"[bold]{_('Answer')}:[/] {escape(str(variant.answer))}"))
+        emit(self.console, _Labelled(f"[bold]{_('Answer')}:[/]", str(variant.answer)))
 
     def show_result(self, result: Result) -> None:
         if result.variant.kind == "recall":

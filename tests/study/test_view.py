@@ -141,3 +141,13 @@ def test_an_empty_review_says_when_the_next_card_is_due_and_what_the_new_limit_l
     console = screen(200)
     show_summary(console, Summary("review", (), 0, 0.0, outlook=replace(later_today, next_due=None)))
     assert text(console) == "Nothing to review now. New cards: 0 of 20 left today (use --new N for more).\n"
+
+
+def test_a_wrapped_recall_reference_answer_stays_indented():
+    card = recall("r")
+    variant = replace(card.pose(None), answer="参数量等于词表大小乘以模型维度，" * 4)
+    console = screen(30)
+    TerminalView(console).show_reference(card, variant)
+    lines = text(console).splitlines()
+    assert lines[0].startswith("Answer:") and len(lines) > 2
+    assert all(line.startswith("  ") for line in lines[1:])
