@@ -120,7 +120,7 @@ def flashcards(deck: Deck, variants: int) -> list[Flashcard]:
     for card in deck.cards:
         seeds = (variant_seed(card, index) for index in itertools.count())
         posed = distinct_variants(card, variants if card.kind == "generated" else 1, seeds)
-        for index, (_, variant) in enumerate(posed):
+        for index, (_seed, variant) in enumerate(posed):
             found.append(Flashcard(card, index, question_text(variant), answer_text(variant), tuple(variant.solution)))
     return found
 
