@@ -2,157 +2,26 @@
 
 Nothing heavy is imported at module level: numpy, yaml, fsrs and genanki are
 imported inside the commands that need them, so `studytool --help` is fast.
+How help and errors look is `studytool.cli_style`.
 """
 
 from __future__ import annotations
 
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
 
 import typer
-from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from studytool import __version__
+from studytool.cli_style import Group
 from studytool.config import Settings
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 
 
-class _Group(TyperGroup):
-    """Every group of the app. Three things happen here, for every command below it:
-
-    - a `StudytoolError` becomes `studytool: message` on one line and exit 1;
-    - a usage error is `Usage: ...` and one `Error: ...` line, in plain words, exit 2;
-    - help shows the metavars given with each option and argument (see `_Option`).
-
-    Done in the group rather than only in `main()` so that tests driving `app`
-    with typer's `CliRunner` see exactly what a user sees.
-    """
-
-    def make_context(self, info_name, args, parent=None, **extra):
-        with _usage_errors_plain():   # the group's own options (--db, --lang ...)
-            return super().make_context(info_name, args, parent=parent, **extra)
-
-    def invoke(self, ctx):
-        try:
-            with _usage_errors_plain():   # a command's options, parsed when it is invoked
-                return super().invoke(ctx)
-        except StudytoolError as error:
-            sys.stderr.write(f"studytool: {error}\n")
-            raise typer.Exit(1) from None
-
-    def get_params(self, ctx):
-        return _presented(super().get_params(ctx))
-
-    def get_command(self, ctx, name):
-        command = super().get_command(ctx, name)
-        if command is not None:
-            _presented([*command.params, command.get_help_option(ctx)])
-        return command
-
-
-class _Option(TyperOption):
-    """An option as help shows it: `--count N`, and nothing after a flag.
-
-    typer 0.29 shows the Python type instead (`<int range> [x>=1]`, `<list[str]>`, `<bool>`).
-    """
-
-    def display_type_rich(self, ctx):
-        return None if self.is_flag else self.metavar or self.name.upper()
-
-    def _get_number_range_help_str(self):
-        return None   # a value out of range is explained when it is given
-
-
-class _Argument(TyperArgument):
-    """An argument as help and usage show it: `DECK`, `[PATH]...` (typer 0.29: `{DECK}`, `PATH <list[Path]>`)."""
-
-    def display_type_rich(self, ctx):
-        return None
-
-    def _usage_display_name(self):
-        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
-        return name + ("..." if self.nargs != 1 else "")
-
-
-def _presented(params: list) -> list:
-    """The same parameters, shown in help as `_Option`/`_Argument` (they only change how they are displayed).
-
-    typer builds the parameter objects itself, with no way to choose their class, so the class is set here.
-    """
-    shown = {TyperOption: _Option, TyperArgument: _Argument}
-    for param in params:
-        if type(param) in shown:
-            param.__class__ = shown[type(param)]
-    return params
-
-
-# pydantic's wording for a bad value (typer checks values with pydantic) -> ours
-_WORDING = {
-    "greater_than_equal": "must be {ge} or more, not {input}",
-    "greater_than": "must be more than {gt}, not {input}",
-    "less_than_equal": "must be {le} or less, not {input}",
-    "less_than": "must be less than {lt}, not {input}",
-    "int_parsing": "must be a whole number, not {input}",
-    "int_from_float": "must be a whole number, not {input}",
-    "float_parsing": "must be a number, not {input}",
-    "finite_number": "must be a finite number, not {input}",
-}
-
-
-@contextmanager
-def _usage_errors_plain():
-    """Show a usage error as click does without rich: the usage line, then one `Error:` line; exit 2."""
-    try:
-        yield
-    except typer.TyperException as error:
-        # Usage errors are the ones with exit code 2; "no arguments, so help" is one too, already shown.
-        if getattr(error, "exit_code", None) != 2 or type(error).__name__ == "NoArgsIsHelpError":
-            raise
-        errors = getattr(error.__cause__, "errors", None)
-        first = errors()[0] if errors else None
-        if first is not None and first["type"] in _WORDING:
-            error.message = _(_WORDING[first["type"]]).format(**first.get("ctx", {}), input=first["input"])
-        if error.ctx is not None:
-            usage = error.ctx.get_usage().removeprefix("Usage: ")
-            sys.stderr.write(_("Usage: {usage}").format(usage=usage) + "\n")
-        sys.stderr.write(_("Error: {message}").format(message=_usage_message(error.format_message())) + "\n")
-        raise typer.Exit(error.exit_code) from None
-
-
-# click's usage-error sentences (typer 0.29 carries its own click, which has no translations)
-_CLICK_WORDING = (
-    "Invalid value for {hint}: {message}",
-    "Invalid value: {message}",
-    "Missing option {hint}.",
-    "Missing argument {hint}.",
-    "Missing command.",
-    "No such option: {name} (Possible options: {names})",
-    "No such option: {name}",
-    "No such command {name}. Did you mean {names}?",
-    "No such command {name}.",
-    "Got unexpected extra argument(s) ({args})",
-    "Option {name} requires an argument.",
-    "Option {name} does not take a value.",
-)
-
-
-def _usage_message(text: str) -> str:
-    """click's English sentence in the interface language: the first of `_CLICK_WORDING` it matches."""
-    import re
-
-    for wording in _CLICK_WORDING:
-        pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(wording))
-        found = re.fullmatch(pattern, text, flags=re.DOTALL)
-        if found:
-            return _(wording).format(**found.groupdict())
-    return text
-
-
 app = typer.Typer(
-    cls=_Group,
+    cls=Group,
     name="studytool",
     help="Study the Transformer: flashcards, fresh numeric variants, spaced repetition.",
     no_args_is_help=True,
@@ -160,9 +29,9 @@ app = typer.Typer(
     add_completion=True,
     context_settings={"help_option_names": ["--help", "-h"]},   # inherited by every command
 )
-decks_app = typer.Typer(cls=_Group, help="List, show and check decks.", no_args_is_help=True)
-calc_app = typer.Typer(cls=_Group, help="Compute with the bundled Transformer engine.", no_args_is_help=True)
-export_app = typer.Typer(cls=_Group, help="Export decks to other tools.", no_args_is_help=True)
+decks_app = typer.Typer(cls=Group, help="List, show and check decks.", no_args_is_help=True)
+calc_app = typer.Typer(cls=Group, help="Compute with the bundled Transformer engine.", no_args_is_help=True)
+export_app = typer.Typer(cls=Group, help="Export decks to other tools.", no_args_is_help=True)
 app.add_typer(decks_app, name="decks")
 app.add_typer(calc_app, name="calc")
 app.add_typer(export_app, name="export")
