@@ -14,6 +14,7 @@ import csv
 import hashlib
 import html
 import itertools
+import re
 import sqlite3
 import sys
 import tempfile
@@ -155,12 +156,23 @@ def _write_rows(selected: list[tuple[Deck, list[Flashcard]]], out, progress: Pro
     rows = 0
     for fc in (fc for _, cards in selected for fc in cards):
         card = fc.card
-        writer.writerow([card.deck, card.id, card.kind, card.topic, " ".join(card.tags), card.source,
-                         fc.question, fc.answer, card.why or ""])
+        writer.writerow([_cell(text) for text in (card.deck, card.id, card.kind, card.topic, " ".join(card.tags),
+                                                  card.source, fc.question, fc.answer, card.why or "")])
         rows += 1
         if progress is not None:
             progress(rows, total)
     return rows
+
+
+def _cell(text: str) -> str:
+    """A spreadsheet must not run a cell as a formula: text that starts like one (a deck of one's own
+    could hold `=HYPERLINK(...)`) gets a leading apostrophe; plain numbers such as -0.4472 stay as they are."""
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+_NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)*(?:[eE][+-]?\d+)?")
 
 
 # --- Anki --------------------------------------------------------------------------------------------------

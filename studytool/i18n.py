@@ -63,6 +63,7 @@ ZH: dict[str, str] = {
     "Hint": "提示",
     # export
     "unknown deck {deck!r}; decks: {decks}": "没有卡组 {deck!r}；现有卡组：{decks}",
+    "unknown tag {tag!r}; tags: {tags}": "没有标签 {tag!r}；可用标签：{tags}",
     "{path} is a file; your own decks go in a folder of that name": "{path} 是一个文件；你自己的卡组应放在同名的文件夹里",
     # usage errors (click's sentences, matched in cli._usage_message)
     "Usage: {usage}": "用法：{usage}",

@@ -264,3 +264,31 @@ def test_bundled_generated_cards_export_as_distinct_notes(tmp_path):
     seen = [(fields[0], fields[1]) for fields in notes]
     assert len(seen) == len(set(seen))
     assert sum(fields[5].startswith("cs336-architecture/gen-emb-params #") for fields in notes) == 3
+
+
+FORMULA_DECK = """\
+deck: formulas
+title: 公式
+source: test
+cards:
+  - id: sneaky
+    kind: recall
+    topic: layernorm
+    q: =HYPERLINK("http://example.invalid", "click")
+    a: "-0.4472"
+  - id: at-sign
+    kind: recall
+    topic: layernorm
+    q: "@SUM(A1:A2)"
+    a: +cmd
+"""
+
+
+def test_csv_cells_that_look_like_formulas_are_text_and_numbers_stay_numbers(tmp_path):
+    deck = load_deck_file(_write(tmp_path / "formulas.yaml", FORMULA_DECK))
+    write_csv([deck], tmp_path / "f.csv")
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO((tmp_path / "f.csv").read_text(encoding="utf-8-sig")))}
+    assert rows["sneaky"]["question"] == "'=HYPERLINK(\"http://example.invalid\", \"click\")"
+    assert rows["sneaky"]["answer"] == "-0.4472"
+    assert rows["at-sign"]["question"] == "'@SUM(A1:A2)"
+    assert rows["at-sign"]["answer"] == "'+cmd"

@@ -128,3 +128,13 @@ def test_an_unknown_deck_is_reported_in_chinese(env, command):
     result = CliRunner().invoke(app, ["--lang", "zh", *command])
     assert result.exit_code == 1
     assert result.stderr == "studytool: 没有卡组 'nope'；现有卡组：cs336-architecture, extra-interview, p47-encoder\n"
+
+
+def test_unknown_tag_speaks_the_interface_language(tmp_path):
+    from typer.testing import CliRunner
+
+    from studytool.cli import app
+
+    result = CliRunner().invoke(app, ["--lang", "zh", "quiz", "--tag", "nope"], env={"STUDYTOOL_HOME": str(tmp_path)})
+    assert result.exit_code == 1
+    assert "没有标签 'nope'" in result.stderr

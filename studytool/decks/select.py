@@ -65,7 +65,7 @@ def _matching(decks: Sequence[Deck], deck_ids: Sequence[str], tags: Sequence[str
                                                                                   decks=", ".join(sorted(known))))
     for tag in tags:
         if tag not in TAGS:
-            raise StudytoolError(f"unknown tag {tag!r}; tags: {', '.join(TAGS)}")
+            raise StudytoolError(_("unknown tag {tag!r}; tags: {tags}").format(tag=tag, tags=", ".join(TAGS)))
     return [card for deck in decks if not deck_ids or deck.deck in deck_ids for card in deck.cards
             if (not tags or set(tags) & set(card.tags)) and (topic is None or card.topic == topic)]
 
