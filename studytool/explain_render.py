@@ -17,6 +17,7 @@ from rich.text import Text
 from studytool.decks.topics import Topic
 from studytool.explain import Example, Explanation
 from studytool.i18n import _
+from studytool.problems.variant import option_label
 from studytool.render import Prose
 
 def _one_line(text: str, width: int = 200) -> str:
@@ -59,9 +60,7 @@ def _example(example: Example) -> Group:
         Padding(Prose(Text(example.prompt)), (0, 0, 0, 2)),
     ]
     if example.options:
-        # choices are answered by letter, sequences by the items' numbers
-        label = (lambda i: str(i + 1)) if example.kind == "sequence" else (lambda i: chr(ord("A") + i))
-        options = Text("\n").join(Text(f"{label(i)}. {o}") for i, o in enumerate(example.options))
+        options = Text("\n").join(Text(f"{option_label(example.kind, i)}. {o}") for i, o in enumerate(example.options))
         parts.append(Padding(options, (0, 0, 0, 4)))
     if example.solution:
         steps = Text()

@@ -27,10 +27,9 @@ from pathlib import Path
 from studytool.decks.model import Card, Deck
 from studytool.errors import StudytoolError
 from studytool.i18n import _
-from studytool.problems.variant import Variant
+from studytool.problems.variant import Variant, option_label
 
 CSV_COLUMNS = ("deck", "id", "kind", "topic", "tags", "source", "question", "answer", "why")
-LETTERS = "ABCDEFGH"  # choice options are answered by letter (at most 8 options)
 
 Progress = Callable[[int, int], None] | None  # called as progress(done, total) after each flashcard
 
@@ -89,11 +88,7 @@ def _selection(decks: Sequence[Deck], deck_ids: Iterable[str], variants: int) ->
 
 def question_text(variant: Variant) -> str:
     """The prompt, then the options as shown: `A. ...` for choices, `1. ...` for items to order."""
-    if variant.kind == "choice":
-        return "\n".join([variant.prompt, *(f"{LETTERS[i]}. {o}" for i, o in enumerate(variant.options))])
-    if variant.kind == "sequence":
-        return "\n".join([variant.prompt, *(f"{i + 1}. {o}" for i, o in enumerate(variant.options))])
-    return variant.prompt
+    return "\n".join([variant.prompt, *(f"{option_label(variant.kind, i)}. {o}" for i, o in enumerate(variant.options))])
 
 
 def answer_text(variant: Variant) -> str:
@@ -104,9 +99,10 @@ def answer_text(variant: Variant) -> str:
     if variant.kind == "recall":
         return str(variant.answer)
     if variant.kind == "choice":
-        return "\n".join(f"{LETTERS[i]}. {variant.options[i]}" for i in sorted(variant.answer))
+        return "\n".join(f"{option_label('choice', i)}. {variant.options[i]}" for i in sorted(variant.answer))
     if variant.kind == "sequence":
-        return "\n".join([format_answer(variant), *(f"{i + 1}. {variant.options[i]}" for i in variant.answer)])
+        return "\n".join([format_answer(variant), *(f"{option_label('sequence', i)}. {variant.options[i]}"
+                                                     for i in variant.answer)])
     return format_answer(variant)
 
 

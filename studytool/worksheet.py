@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from studytool.decks.model import Deck
 from studytool.i18n import _
 from studytool.problems.answers import format_answer, format_hint
+from studytool.problems.variant import option_label
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,7 @@ def build(decks: Sequence[Deck], *, deck_ids: Sequence[str] = (), tags: Sequence
 
 
 def _options(item: Item) -> list[str]:
-    if item.answer_kind == "choice":
-        return [f"   - {chr(ord('A') + i)}. {_one_line(text)}" for i, text in enumerate(item.options)]
-    return [f"   - {i + 1}. {_one_line(text)}" for i, text in enumerate(item.options)]
+    return [f"   - {option_label(item.answer_kind, i)}. {_one_line(text)}" for i, text in enumerate(item.options)]
 
 
 # A code span the card wrote, or a <token> such as <s> or <eos>, which a renderer would read as an HTML tag.

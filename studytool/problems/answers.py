@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from studytool.i18n import _
-from studytool.problems.variant import TRUE_FALSE, Tolerance, Variant
+from studytool.problems.variant import TRUE_FALSE, Tolerance, Variant, option_label
 
 
 class AnswerFormatError(ValueError):
@@ -174,7 +174,7 @@ def parse_choice(text: str, options: tuple[str, ...]) -> frozenset[int]:
     if None in indices:
         if true_false:
             raise _true_false_error()
-        last = chr(ord("A") + len(options) - 1)
+        last = option_label("choice", len(options) - 1)
         raise AnswerFormatError(
             _("expected option letters A-{last} or numbers 1-{n}").format(last=last, n=len(options)))
     return frozenset(indices)
@@ -390,9 +390,9 @@ def format_answer(variant: Variant) -> str:
     if kind == "shape":
         return "[" + ", ".join(str(int(n)) for n in answer) + "]"
     if kind == "choice":
-        return " ".join(chr(ord("A") + i) for i in sorted(answer))
+        return " ".join(option_label(kind, i) for i in sorted(answer))
     if kind == "sequence":
-        return " ".join(str(i + 1) for i in answer)
+        return " ".join(option_label(kind, i) for i in answer)
     return str(answer)
 
 

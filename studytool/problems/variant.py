@@ -24,6 +24,11 @@ TRUE_FALSE = ("对 / True", "错 / False")
 AnswerKind = Literal["scalar", "vector", "matrix", "shape", "choice", "sequence", "recall"]
 
 
+def option_label(kind: AnswerKind, index: int) -> str:
+    """How option `index` is shown and answered: a letter for a choice, a number for a sequence item."""
+    return chr(ord("A") + index) if kind == "choice" else str(index + 1)
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """|given - expected| <= abs + rel * |expected|, element-wise."""

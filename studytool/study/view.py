@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from string import ascii_uppercase
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markup import escape
@@ -19,7 +18,7 @@ from rich.table import Table
 
 from studytool.decks.model import Card, Deck
 from studytool.i18n import _
-from studytool.problems.variant import Variant
+from studytool.problems.variant import Variant, option_label
 from studytool.render import Prose, emit
 from studytool.study.session import Outlook, Progress, Result, Summary
 from studytool.study.stats import Stats, TopicScore
@@ -49,9 +48,7 @@ def make_ask(console: Console, interactive: bool) -> Callable[[str], str]:
 
 def _options(variant: Variant) -> list[str]:
     """Choice options are lettered (answered as letters); sequence items numbered (answered as numbers)."""
-    if variant.kind == "choice":
-        return [f"  {ascii_uppercase[i]}. {escape(option)}" for i, option in enumerate(variant.options)]
-    return [f"  {i + 1}. {escape(option)}" for i, option in enumerate(variant.options)]
+    return [f"  {option_label(variant.kind, i)}. {escape(option)}" for i, option in enumerate(variant.options)]
 
 
 def progress_text(progress: Progress) -> str:
