@@ -314,14 +314,6 @@ def calc_shapes(
 # --- study ---
 
 
-def _check_home(settings: Settings) -> None:
-    """A STUDYTOOL_HOME that is a file is named as such (the store would only see its database's parent)."""
-    import os
-
-    if settings.db is None and os.environ.get("STUDYTOOL_HOME") and settings.home.is_file():
-        raise StudytoolError(_("STUDYTOOL_HOME ({home}) is a file, not a folder").format(home=settings.home))
-
-
 def _study(ctx: typer.Context, as_json: bool, start) -> None:
     """Run one session: `start(store, decks, ask, view)` -> Summary; JSON on stdout, or the summary on screen.
 
@@ -333,7 +325,7 @@ def _study(ctx: typer.Context, as_json: bool, start) -> None:
     from studytool.study.view import TerminalView, make_ask, show_summary
 
     settings = ctx.obj
-    _check_home(settings)
+    settings.check_home()
     decks = load_decks(settings)
     screen = err_console() if as_json else console()
     with open_store(settings.db_path) as store:
@@ -401,7 +393,7 @@ def stats_command(
     from studytool.study.store import open_store
     from studytool.study.view import show_stats
 
-    _check_home(ctx.obj)
+    ctx.obj.check_home()
     decks = load_decks(ctx.obj)
     with open_store(ctx.obj.db_path, create=False) as store:  # only reads: creates no folder or database
         stats = compute_stats(store, decks, datetime.now().astimezone())

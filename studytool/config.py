@@ -32,3 +32,11 @@ class Settings:
     @property
     def user_deck_dir(self) -> Path:
         return self.home / "decks"
+
+    def check_home(self) -> None:
+        """A STUDYTOOL_HOME that is a file is named as such (the store would only see its database's parent)."""
+        if self.db is None and os.environ.get("STUDYTOOL_HOME") and self.home.is_file():
+            from studytool.errors import StudytoolError
+            from studytool.i18n import _
+
+            raise StudytoolError(_("STUDYTOOL_HOME ({home}) is a file, not a folder").format(home=self.home))
