@@ -263,7 +263,7 @@ def test_bundled_generated_cards_export_as_distinct_notes(tmp_path):
     notes = [fields for _, _, fields in notes_by_guid(read_collection(tmp_path / "all.apkg", tmp_path)).values()]
     seen = [(fields[0], fields[1]) for fields in notes]
     assert len(seen) == len(set(seen))
-    assert sum(fields[5].startswith("cs336-architecture/gen-emb-params #") for fields in notes) == 3
+    assert sum(fields[5].startswith("transformer-arch/gen-emb-params #") for fields in notes) == 3
 
 
 FORMULA_DECK = """\

@@ -24,6 +24,7 @@ class Card:
                                                         # generator, params, example ... (plain YAML values)
     file: str = ""            # where it was read, for messages
     line: int = 0
+    formerly: tuple[str, ...] = ()   # ids the card had before a rename; progress under them moves here
 
     @property
     def key(self) -> str:
@@ -129,6 +130,7 @@ class Deck:
     source: str
     cards: tuple[Card, ...]
     file: str = ""
+    formerly: tuple[str, ...] = ()   # ids the deck had before a rename; progress under them moves here
 
     @property
     def kinds(self) -> dict[str, int]:

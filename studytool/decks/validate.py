@@ -212,6 +212,10 @@ def _a(kind: str) -> str:
     return (_("an {kind}") if kind[0] in "aeiou" else _("a {kind}")).format(kind=kind)
 
 
+def former_ids(node: Node) -> list[str]:
+    return _distinct(node, _items(node, ident))
+
+
 def _near(word: str, choices) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return _("; did you mean {name}?").format(name=close[0]) if close else ""
@@ -219,7 +223,7 @@ def _near(word: str, choices) -> str:
 
 # --- the deck format ---
 
-COMMON = {"id": ident, "kind": text, "topic": text, "tags": tags, "source": text, "why": text}
+COMMON = {"id": ident, "kind": text, "topic": text, "tags": tags, "source": text, "why": text, "formerly": former_ids}
 REQUIRED_COMMON = ("id", "kind", "topic")
 KINDS: dict[str, tuple[dict[str, Callable[[Node], Any]], tuple[str, ...]]] = {
     # kind: (its own fields and their converters, the required ones)
@@ -246,7 +250,7 @@ KIND_FIELDS = {
     "generated": "generated cards have 'generator' and optional 'params' and 'example'; "
                  "the generator writes the question and answer",
 }
-DECK_FIELDS = {"deck": ident, "title": text, "source": text, "cards": None}
+DECK_FIELDS = {"deck": ident, "formerly": former_ids, "title": text, "source": text, "cards": None}
 REQUIRED_DECK = ("deck", "title", "cards")
 
 
@@ -299,7 +303,7 @@ def _deck(root: Node, report: _Problems) -> Deck | None:
     if report:
         return None
     return Deck(deck=values["deck"], title=values["title"], source=values.get("source", ""), cards=tuple(cards),
-                file=report.name)
+                file=report.name, formerly=tuple(values.get("formerly", ())))
 
 
 def _is_collection(node: Node, cls: type, message: str, report: _Problems, label: str | None) -> bool:
@@ -382,7 +386,7 @@ def _card(node: Node, index: int, deck_id: str, report: _Problems) -> tuple[Card
     card = Card(deck=deck_id, id=card_id, kind=kind, topic=values["topic"], tags=tuple(values.get("tags", ())),
                 source=values.get("source", ""), why=values.get("why"),
                 body={key: value for key, value in values.items() if key in own},
-                file=report.name, line=node.start_mark.line + 1)
+                file=report.name, line=node.start_mark.line + 1, formerly=tuple(values.get("formerly", ())))
     return card, card_id
 
 

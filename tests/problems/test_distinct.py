@@ -35,7 +35,7 @@ def test_a_card_with_fewer_posings_than_k_stops_after_the_tries():
 def test_bundled_cards_with_small_parameter_spaces_give_k_different_notes():
     cards = {card.key: card for deck in load_decks(Settings()) for card in deck.cards}
     seeds = [None, *range(1, 200)]
-    for key in ("cs336-architecture/gen-emb-params", "cs336-architecture/gen-attn-scale"):
+    for key in ("transformer-arch/gen-emb-params", "transformer-arch/gen-attn-scale"):
         pairs = distinct_variants(cards[key], 3, seeds)
         shown = {(v.prompt, format_answer(v)) for _, v in pairs}
         assert len(shown) == 3, key
