@@ -79,7 +79,7 @@ def first_card_in_process(db: Path, decks) -> tuple[float, float, float]:
     from studytool.study.session import review_queue
     from studytool.study.store import open_store
     from studytool.study.session import Progress
-    from studytool.study.view import TerminalView
+    from studytool.cli.render.study import TerminalView
 
     start = time.perf_counter()
     with open_store(db) as store:

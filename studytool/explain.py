@@ -1,6 +1,6 @@
 """What `studytool explain` shows: a topic, a live example the engine computes, the cards that drill it.
 
-Pure data; `studytool.explain_render` draws it with rich (for the CLI and the quiz's `:explain`).
+Pure data; `studytool.cli.render.explain` draws it with rich (for the CLI and the quiz's `:explain`).
 """
 
 from __future__ import annotations

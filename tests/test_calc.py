@@ -266,7 +266,7 @@ def render_pe_text(d_model: int, positions: int, width: int = 80) -> list[str]:
 
     from rich.console import Console
 
-    from studytool.calc_render import render_pe
+    from studytool.cli.render.calc import render_pe
 
     out = StringIO()
     render_pe(calc.positional_encoding(d_model, positions), Console(file=out, width=width, color_system=None))
@@ -318,7 +318,7 @@ def render_shapes_text(width: int, tree: bool) -> list[str]:
 
     from rich.console import Console
 
-    from studytool.calc_render import render_shapes
+    from studytool.cli.render.calc import render_shapes
 
     out = StringIO()
     result = calc.shapes(32, 10, 512, 8, 1000, None, 12)

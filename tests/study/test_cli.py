@@ -114,7 +114,7 @@ def test_corrupt_database_is_named_and_left_untouched(env):
 
 
 def test_ctrl_c_shows_the_summary_then_exits_130_and_eof_exits_0(env, monkeypatch):
-    import studytool.study.view as view
+    import studytool.cli.render.study as view
 
     drill_deck(env)
     args = ["--deck-path", str(env), "quiz", "--deck", "drill", "--count", "3", "--seed", "1"]

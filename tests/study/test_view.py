@@ -12,8 +12,8 @@ from rich.console import Console
 
 from studytool.study.session import Outlook, Progress, Result, Summary
 from studytool.study.stats import Stats, TopicScore
-from studytool.render import Prose, line_breaks
-from studytool.study.view import TerminalView, outlook_text, progress_text, show_stats, show_summary
+from studytool.cli.render.common import Prose, line_breaks
+from studytool.cli.render.study import TerminalView, outlook_text, progress_text, show_stats, show_summary
 from study_fakes import T0, number, recall
 
 

@@ -19,7 +19,7 @@ from rich.table import Table
 from studytool.decks.model import Card, Deck
 from studytool.i18n import _
 from studytool.problems.variant import Variant, option_label
-from studytool.render import Prose, emit
+from studytool.cli.render.common import Prose, emit
 from studytool.study.session import Outlook, Progress, Result, Summary
 from studytool.study.stats import Stats, TopicScore
 
@@ -136,7 +136,7 @@ class TerminalView:
     def show_explain(self, topic: str) -> None:
         from studytool.errors import StudytoolError
         from studytool.explain import explain
-        from studytool.explain_render import render_explanation
+        from studytool.cli.render.explain import render_explanation
 
         try:
             render_explanation(explain(topic, self.decks), self.console)

@@ -18,7 +18,7 @@ from studytool.decks.topics import Topic
 from studytool.explain import Example, Explanation
 from studytool.i18n import _
 from studytool.problems.variant import option_label
-from studytool.render import Prose
+from studytool.cli.render.common import Prose
 
 def _one_line(text: str, width: int = 200) -> str:
     text = " ".join(text.split())

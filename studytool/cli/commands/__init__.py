@@ -1,0 +1,1 @@
+"""One module per command group; each command parses, calls one library function and renders."""

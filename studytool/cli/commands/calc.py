@@ -1,0 +1,128 @@
+"""`studytool calc`: the bundled engine on the learner's own input."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from studytool.cli.options import DFF, Batch, DModel, Heads, Json
+from studytool.cli.style import Group
+
+app = typer.Typer(cls=Group, help="Compute with the bundled Transformer engine.", no_args_is_help=True)
+
+_VALUES = {"ignore_unknown_options": True}  # so `-1` is read as a number, not as an option
+_EPS = typer.Option(1e-5, "--eps", metavar="EPS", help="Added to the variance inside the square root.")
+
+
+def _show(result: dict, as_json: bool, render) -> None:
+    from studytool.cli.render.common import console, print_json
+
+    if as_json:
+        print_json(result)
+    else:
+        render(result, console())
+
+
+@app.command("layernorm", context_settings=_VALUES)
+def calc_layernorm(
+    x: Optional[list[str]] = typer.Argument(None, metavar="X", help="One token's vector, e.g. 1 2 3 4 (negative numbers work)."),
+    eps: float = _EPS,
+    as_json: Json = False,
+) -> None:
+    """LayerNorm of one vector: mean, σ (biased) and the output."""
+    from studytool import calc
+    from studytool.cli.render.calc import render_layernorm
+
+    _show(calc.layernorm(calc.parse_vector(x or []), eps=eps), as_json, render_layernorm)
+
+
+@app.command("batchnorm", context_settings=_VALUES)
+def calc_batchnorm(
+    rows: Optional[list[str]] = typer.Argument(None, metavar="ROW", help="The batch, one comma-separated row per sample: 1,10 3,14"),
+    eps: float = _EPS,
+    as_json: Json = False,
+) -> None:
+    """BatchNorm of a small batch: each feature over the samples."""
+    from studytool import calc
+    from studytool.cli.render.calc import render_batchnorm
+
+    _show(calc.batchnorm(calc.parse_rows(rows or []), eps=eps), as_json, render_batchnorm)
+
+
+@app.command("softmax", context_settings=_VALUES)
+def calc_softmax(
+    x: Optional[list[str]] = typer.Argument(None, metavar="SCORE", help="The scores, e.g. -1 0 2."),
+    as_json: Json = False,
+) -> None:
+    """Softmax of a vector of scores."""
+    from studytool import calc
+    from studytool.cli.render.calc import render_softmax
+
+    _show(calc.softmax(calc.parse_vector(x or [])), as_json, render_softmax)
+
+
+@app.command("pe")
+def calc_pe(
+    d_model: int = typer.Option(..., "--d-model", metavar="D", help="Encoding width (odd works)."),
+    positions: int = typer.Option(..., "--positions", metavar="N", help="Number of positions, from 0."),
+    as_json: Json = False,
+) -> None:
+    """The sinusoidal positional-encoding table: a row per dimension, as many positions as fit; --json gives all."""
+    from studytool import calc
+    from studytool.cli.render.calc import render_pe
+
+    _show(calc.positional_encoding(d_model, positions), as_json, render_pe)
+
+
+@app.command("attention")
+def calc_attention(
+    batch: Batch,
+    seq: int = typer.Option(..., "--seq", metavar="L", help="Sequence length L."),
+    d_model: DModel = 512,
+    heads: Heads = 8,
+    as_json: Json = False,
+) -> None:
+    """The shapes through multi-head self-attention."""
+    from studytool import calc
+    from studytool.cli.render.calc import render_attention
+
+    _show(calc.attention(batch, seq, d_model, heads), as_json, render_attention)
+
+
+@app.command("params")
+def calc_params(
+    d_model: DModel = 512,
+    heads: Heads = 8,
+    d_ff: DFF = None,
+    layers: int = typer.Option(6, "--layers", metavar="N", help="Layers per stack N (default: 6)."),
+    vocab: Optional[int] = typer.Option(None, "--vocab", metavar="V", help="Vocabulary size (adds embedding and output projection)."),
+    no_bias: bool = typer.Option(False, "--no-bias", help="Only the notes' convention: weight matrices, no biases or LayerNorms."),
+    as_json: Json = False,
+) -> None:
+    """Parameter counts of every part, with biases and under the notes' convention."""
+    from studytool import calc
+    from studytool.cli.render.calc import render_params
+
+    _show(calc.params(d_model, heads, d_ff, layers, vocab, bias=not no_bias), as_json, render_params)
+
+
+@app.command("shapes")
+def calc_shapes(
+    batch: Batch,
+    seq: int = typer.Option(..., "--seq", metavar="L", help="Source length L."),
+    d_model: DModel = 512,
+    heads: Heads = 8,
+    vocab: int = typer.Option(..., "--vocab", metavar="V", help="Vocabulary size V."),
+    d_ff: DFF = None,
+    tgt_seq: Optional[int] = typer.Option(None, "--tgt-seq", metavar="L", help="Target length (default: the source length)."),
+    tree: bool = typer.Option(False, "--tree", help="Show a tree by part and sub-layer instead of a table."),
+    as_json: Json = False,
+) -> None:
+    """The whole data flow, step by step, as the engine records it."""
+    from functools import partial
+
+    from studytool import calc
+    from studytool.cli.render.calc import render_shapes
+
+    _show(calc.shapes(batch, seq, d_model, heads, vocab, d_ff, tgt_seq), as_json, partial(render_shapes, tree=tree))

@@ -1,0 +1,64 @@
+"""`studytool decks`: list, show and check decks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from studytool.cli.options import Json
+from studytool.cli.style import Group
+from studytool.i18n import _
+
+app = typer.Typer(cls=Group, help="List, show and check decks.", no_args_is_help=True)
+
+
+@app.command("list")
+def decks_list(ctx: typer.Context, json_: Json = False) -> None:
+    """The installed decks: titles, sources and card counts by kind."""
+    from studytool.cli.render.common import console, print_json
+    from studytool.cli.render.decks import deck_list_json, render_deck_list
+    from studytool.decks.loader import load_decks
+
+    decks = load_decks(ctx.obj)
+    if json_:
+        print_json(deck_list_json(decks))
+    else:
+        render_deck_list(decks, console())
+
+
+@app.command("show")
+def decks_show(
+    ctx: typer.Context,
+    deck: str = typer.Argument(..., metavar="DECK", help="A deck id (see 'studytool decks list')."),
+    json_: bool = typer.Option(False, "--json", help="One JSON document with every field of every card."),
+) -> None:
+    """The cards of one deck: id, kind, topic, tags and the question."""
+    from studytool.cli.render.common import console, print_json
+    from studytool.cli.render.decks import deck_json, render_deck
+    from studytool.decks.loader import get_deck
+
+    found = get_deck(ctx.obj, deck)
+    if json_:
+        print_json(deck_json(found))
+    else:
+        render_deck(found, console())
+
+
+@app.command("check")
+def decks_check(
+    ctx: typer.Context,
+    paths: Optional[list[Path]] = typer.Argument(None, metavar="PATH",
+                                                 help="Deck files or folders (default: all installed decks)."),
+) -> None:
+    """Validate decks: 'ok: N decks, M cards', or every problem as FILE:LINE:COL and exit 1."""
+    from studytool.decks.loader import check_decks
+
+    result = check_decks(ctx.obj, paths or ())
+    if result.problems:
+        typer.echo("\n".join(result.problems))
+        raise typer.Exit(1)
+    decks = (_("{n} deck") if len(result.decks) == 1 else _("{n} decks")).format(n=len(result.decks))
+    cards = (_("{n} card") if result.cards == 1 else _("{n} cards")).format(n=result.cards)
+    typer.echo(_("ok: {decks}, {cards}").format(decks=decks, cards=cards))

@@ -1,0 +1,57 @@
+"""`studytool export`: the decks as an Anki package or a CSV file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from studytool.cli.options import Decks
+from studytool.cli.style import Group
+from studytool.i18n import _
+
+app = typer.Typer(cls=Group, help="Export decks to other tools.", no_args_is_help=True)
+
+
+def _export(write, done: str, out: Path, settings, deck_ids: list[str], variants: int) -> None:
+    """Run one export writer with a progress bar on stderr, then say what was written (`done`)."""
+    from rich.progress import Progress
+
+    from studytool.cli.render.common import console, err_console
+    from studytool.decks.loader import load_decks
+
+    decks = load_decks(settings)
+    # The bar is for people watching a terminal; logs and pipes get only the final line.
+    with Progress(console=err_console(), transient=True, disable=not err_console().is_terminal) as bar:
+        task = bar.add_task(_("Writing"), total=None)
+        exported = write(decks, out, deck_ids=deck_ids, variants=variants,
+                         progress=lambda done, total: bar.update(task, completed=done, total=total))
+    # With `-` the file is stdout, so the summary goes to stderr to keep the data clean.
+    screen = err_console() if out == Path("-") else console()
+    screen.print(done.format(count=exported.notes, decks=exported.decks, path=out), markup=False)
+
+
+@app.command("anki")
+def export_anki(
+    ctx: typer.Context,
+    out: Path = typer.Argument(..., metavar="OUT.apkg", help="The .apkg file to write."),
+    deck: Decks = [],
+    variants: int = typer.Option(3, "--variants", min=1, metavar="K", help="Fixed variants per generated card."),
+) -> None:
+    """Write an Anki package: one Anki deck per deck; re-importing updates the notes."""
+    from studytool.export import write_anki
+
+    _export(write_anki, _("Wrote {count} Anki notes from {decks} decks to {path}"), out, ctx.obj, deck, variants)
+
+
+@app.command("csv")
+def export_csv(
+    ctx: typer.Context,
+    out: Path = typer.Argument(..., metavar="OUT.csv", help="The .csv file to write (UTF-8 with BOM); - for stdout."),
+    deck: Decks = [],
+    variants: int = typer.Option(1, "--variants", min=1, metavar="K", help="Rows per generated card."),
+) -> None:
+    """Write every card as a CSV row for spreadsheets."""
+    from studytool.export import write_csv
+
+    _export(write_csv, _("Wrote {count} rows from {decks} decks to {path}"), out, ctx.obj, deck, variants)

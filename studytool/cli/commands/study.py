@@ -1,0 +1,95 @@
+"""`studytool quiz`, `review` and `stats`: study sessions and the progress they leave."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from studytool.cli.options import Decks, Json, Tags, Topic, seed_option
+
+_SESSION_JSON = typer.Option("--json", help="Print the session summary as one JSON document.")
+
+
+def _study(ctx: typer.Context, as_json: bool, start) -> None:
+    """Run one session: `start(store, decks, ask, view)` -> Summary; JSON on stdout, or the summary on screen.
+
+    Ctrl-C ends the session like `:q` (the summary is shown) but exits 130, as an interrupted program does.
+    """
+    from studytool.cli.render.common import console, err_console, print_json
+    from studytool.cli.render.study import TerminalView, make_ask, show_summary
+    from studytool.decks.loader import load_decks
+    from studytool.study.store import open_store
+
+    settings = ctx.obj
+    settings.check_home()
+    decks = load_decks(settings)
+    screen = err_console() if as_json else console()
+    with open_store(settings.db_path) as store:
+        summary = start(store, decks, make_ask(screen, sys.stdin.isatty()), TerminalView(screen, decks))
+    if as_json:
+        print_json(summary.to_json())
+        if summary.outlook is not None:
+            show_summary(screen, summary)  # why nothing was asked, on the screen as well
+    else:
+        show_summary(screen, summary)
+    if summary.interrupted:
+        raise typer.Exit(130)
+
+
+def quiz_command(
+    ctx: typer.Context,
+    deck: Decks = [],
+    tag: Tags = [],
+    topic: Topic = None,
+    count: int = typer.Option(10, "--count", metavar="N", min=1, help="How many cards."),
+    seed: Annotated[Optional[int], seed_option("Same seed, same cards and variants as worksheet.")] = None,
+    as_json: Annotated[bool, _SESSION_JSON] = False,
+) -> None:
+    """Practice a seeded selection of cards; answers are recorded but the schedule does not move.
+
+    At any prompt: :q quit, :skip, :undo, :explain, :help.
+    """
+    from studytool.study import session
+
+    _study(ctx, as_json, lambda store, decks, ask, view: session.quiz(
+        store, decks, ask=ask, view=view, deck_ids=deck, tags=tag, topic=topic, count=count, seed=seed))
+
+
+def review_command(
+    ctx: typer.Context,
+    deck: Decks = [],
+    new: int = typer.Option(20, "--new", metavar="N", min=0, help="New cards per day."),
+    retention: Optional[float] = typer.Option(
+        None, "--retention", metavar="R", help="Desired retention (0.7-0.99); remembered in the database. Default 0.9."),
+    as_json: Annotated[bool, _SESSION_JSON] = False,
+) -> None:
+    """Spaced repetition (FSRS): the cards due today, then new cards up to the daily limit.
+
+    At any prompt: :q quit, :skip, :undo, :explain, :help.
+    """
+    from studytool.study import session
+
+    _study(ctx, as_json, lambda store, decks, ask, view: session.review(
+        store, decks, ask=ask, view=view, deck_ids=deck, new_limit=new, retention=retention))
+
+
+def stats_command(ctx: typer.Context, as_json: Json = False) -> None:
+    """Progress: cards per deck, true retention, answers per day, the 14-day forecast, weakest topics."""
+    from datetime import datetime
+
+    from studytool.cli.render.common import console, print_json
+    from studytool.cli.render.study import show_stats
+    from studytool.decks.loader import load_decks
+    from studytool.study.stats import compute_stats
+    from studytool.study.store import open_store
+
+    ctx.obj.check_home()
+    decks = load_decks(ctx.obj)
+    with open_store(ctx.obj.db_path, create=False) as store:  # only reads: creates no folder or database
+        stats = compute_stats(store, decks, datetime.now().astimezone())
+    if as_json:
+        print_json(stats.to_json())
+    else:
+        show_stats(console(), stats)
