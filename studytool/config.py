@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 
@@ -33,6 +34,20 @@ class Settings:
     def user_deck_dir(self) -> Path:
         return self.home / "decks"
 
+    @property
+    def cache_dir(self) -> Path:
+        """`$STUDYTOOL_HOME/cache`, or the platform's user cache directory."""
+        if os.environ.get("STUDYTOOL_HOME"):
+            return self.home / "cache"
+        from platformdirs import user_cache_path
+
+        return user_cache_path("studytool", appauthor=False)
+
+    @property
+    def backup_dir(self) -> Path:
+        """Daily and weekly copies of the progress database (`studytool backup`)."""
+        return self.home / "backups"
+
     def check_home(self) -> None:
         """A STUDYTOOL_HOME that is a file is named as such (the store would only see its database's parent)."""
         if self.db is None and os.environ.get("STUDYTOOL_HOME") and self.home.is_file():
@@ -40,3 +55,27 @@ class Settings:
             from studytool.i18n import _
 
             raise StudytoolError(_("STUDYTOOL_HOME ({home}) is a file, not a folder").format(home=self.home))
+
+
+def now() -> datetime:
+    """The one clock every command reads: `$STUDYTOOL_NOW` (ISO 8601 with an offset) if set, else the system's.
+
+    A set clock stands still for the whole command, so scripted study and
+    tests see the same instant at every answer; days are then counted in the
+    local zone (`TZ`) whatever offset the value is written with.
+    """
+    text = os.environ.get("STUDYTOOL_NOW", "").strip()
+    if not text:
+        return datetime.now().astimezone()
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        from studytool.errors import StudytoolError
+        from studytool.i18n import _
+
+        raise StudytoolError(_(
+            "STUDYTOOL_NOW must be an ISO 8601 time with an offset, like 2026-03-02T08:00:00+00:00; got {value!r}"
+        ).format(value=text))
+    return moment

@@ -1,40 +1,54 @@
 """A cache of validated decks, so a session does not parse YAML it parsed before.
 
 Reading and validating the bundled decks costs more than everything else
-before the first card (PyYAML, the validator, composing the nodes); a pickle
-of the validated `Deck` loads in a fraction of that. An entry is keyed by the
+before the first card (PyYAML, the validator, composing the nodes); the
+validated cards as JSON load in a fraction of that. An entry is keyed by the
 file's name and bytes and by everything validation depends on (the studytool
 version, the topics file and the validating code), so any change misses the
-cache. Only valid decks are stored; a problem is always found afresh. The
-cache is an optimisation only: an entry that cannot be read or written is
-ignored.
+cache. Only valid decks are stored; a problem is always found afresh.
+
+The cache folder may be writable by others (a synced folder), so an entry is
+data only, never code: JSON, read from a regular file, checked field by field
+and rebuilt through the model's own constructors. An entry that is foreign,
+damaged, of another format or for another file, or whose text holds control
+characters the validator would refuse, is ignored (the deck is validated
+afresh and the entry rewritten). The cache is an optimisation only: an entry
+that cannot be read or written is ignored too.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-import pickle
+import re
 from functools import cache
 from pathlib import Path
+from typing import Any, get_args
 
 from studytool import __version__
-from studytool.decks.model import Deck
+from studytool.decks.model import CardKind, Card, Deck
 
 Entry = tuple[Deck, tuple[int, int]]   # the deck and where its id is (for duplicate-id messages)
 
+FORMAT = 2                             # 1 was a pickle; entries of another format are never read
+MAX_ENTRY_BYTES = 64 * 1024 * 1024     # far above a 4 MiB deck's entry; bounds what a planted file costs
 _PACKAGE = Path(__file__).resolve().parent.parent
-_VALIDATION_INPUTS = ("decks/validate.py", "decks/model.py", "problems/registry.py", "decks/bundled/topics.yaml")
+_VALIDATION_INPUTS = ("decks/validate.py", "decks/model.py", "decks/cache.py", "problems/registry.py",
+                      "decks/bundled/topics.yaml")
+_KINDS = frozenset(get_args(CardKind))
+# In the entry's UTF-8 bytes: an escaped C0/C1 control other than \n and \t or a lone surrogate, a raw C1
+# control, or DEL. Each pattern starts with a literal, so a scan of megabytes takes a millisecond or two.
+# A match may be a false alarm (an escaped backslash before "u0001"); that only costs a fresh validation.
+_SUSPECT = (re.compile(rb"\\(?:u00(?:[01]|7f|8|9)|[bfr]|ud[89a-f])", re.IGNORECASE), re.compile(rb"\xc2[\x80-\x9f]"),
+            re.compile(rb"\x7f"))
 
 
 def cache_dir() -> Path:
-    """`$STUDYTOOL_HOME/cache`, or the platform's user cache directory."""
-    home = os.environ.get("STUDYTOOL_HOME")
-    if home:
-        return Path(home).expanduser() / "cache"
-    from platformdirs import user_cache_path
+    """Where the cache lives: `studytool.config.Settings.cache_dir`."""
+    from studytool.config import Settings
 
-    return user_cache_path("studytool", appauthor=False)
+    return Settings().cache_dir
 
 
 @cache
@@ -45,30 +59,85 @@ def _salt() -> bytes:
             stamps.append(f"{relative}:{os.stat(_PACKAGE / relative).st_mtime_ns}")
         except OSError:
             stamps.append(f"{relative}:-")
-    return f"{__version__}|{pickle.HIGHEST_PROTOCOL}|{'|'.join(stamps)}".encode()
+    return f"{__version__}|{FORMAT}|{'|'.join(stamps)}".encode()
 
 
-def _path(name: str, data: bytes) -> Path:
-    digest = hashlib.blake2b(b"\0".join((_salt(), name.encode(), data)), digest_size=20).hexdigest()
-    return cache_dir() / "decks" / f"{digest}.pickle"
+def _digest(name: str, data: bytes) -> str:
+    return hashlib.blake2b(b"\0".join((_salt(), name.encode(), data)), digest_size=20).hexdigest()
+
+
+def _path(digest: str) -> Path:
+    return cache_dir() / "decks" / f"{digest}.json"
 
 
 def load(name: str, data: bytes) -> Entry | None:
+    """The cached deck of this file's bytes, or None (missing, foreign, damaged or suspect)."""
+    from studytool.decks.loader import _gc_paused
+    from studytool.files import read_regular
+
+    digest = _digest(name, data)
     try:
-        with open(_path(name, data), "rb") as stream:
-            deck, mark = pickle.load(stream)
-    except Exception:   # missing, truncated or from another Python: recompute
+        raw = read_regular(_path(digest), MAX_ENTRY_BYTES, follow=False)
+        if len(raw) > MAX_ENTRY_BYTES:
+            return None
+        if any(pattern.search(raw) for pattern in _SUSPECT):
+            return None
+        with _gc_paused():   # as for composing: the collector would walk the fresh, acyclic containers
+            return _entry(json.loads(raw.decode("utf-8")), name, digest)
+    except (OSError, ValueError, TypeError, KeyError, RecursionError):   # missing or not ours: validate afresh
         return None
-    return (deck, mark) if isinstance(deck, Deck) else None
+
+
+def _entry(doc: Any, name: str, digest: str) -> Entry | None:
+    """Rebuild the entry through the model's constructors; None at the first field that is not as written."""
+    if not (isinstance(doc, dict) and doc.get("format") == FORMAT and doc.get("key") == digest):
+        return None
+    deck, mark = doc["deck"], doc["mark"]
+    strings = ("deck", "title", "source", "file")
+    if not (isinstance(deck, dict) and all(isinstance(deck.get(k), str) for k in strings) and deck["file"] == name
+            and isinstance(deck.get("cards"), list) and _is_mark(mark)):
+        return None
+    cards = [_card(card, deck["deck"], name) for card in deck["cards"]]
+    if not cards or None in cards:
+        return None
+    return Deck(deck=deck["deck"], title=deck["title"], source=deck["source"], cards=tuple(cards), file=name), tuple(mark)
+
+
+def _is_mark(mark: Any) -> bool:
+    return isinstance(mark, list) and len(mark) == 2 and all(type(n) is int and n > 0 for n in mark)
+
+
+def _card(card: Any, deck: str, name: str) -> Card | None:
+    # Plain type() checks, not isinstance(): a 10,000-card entry runs this 10,000 times.
+    if type(card) is not dict or card.get("deck") != deck or card.get("file") != name or card.get("kind") not in _KINDS:
+        return None
+    id_, topic, source, why, tags, body, line = (card.get(k) for k in ("id", "topic", "source", "why", "tags", "body",
+                                                                        "line"))
+    if not (type(id_) is str and type(topic) is str and type(source) is str and (why is None or type(why) is str)
+            and type(body) is dict and type(line) is int and type(tags) is list and all(type(t) is str for t in tags)):
+        return None
+    return Card(deck=deck, id=id_, kind=card["kind"], topic=topic, tags=tuple(tags), source=source, why=why,
+                body=body, file=name, line=line)
+
+
+def _document(name: str, digest: str, entry: Entry) -> dict[str, Any]:
+    deck, mark = entry
+    cards = [{"deck": c.deck, "id": c.id, "kind": c.kind, "topic": c.topic, "tags": list(c.tags), "source": c.source,
+              "why": c.why, "body": c.body, "file": c.file, "line": c.line} for c in deck.cards]
+    return {"format": FORMAT, "key": digest, "mark": list(mark),
+            "deck": {"deck": deck.deck, "title": deck.title, "source": deck.source, "file": deck.file, "cards": cards}}
 
 
 def store(name: str, data: bytes, entry: Entry) -> None:
-    path = _path(name, data)
+    """Write the entry (folders 0700, the file 0600); readers see a whole entry or none."""
+    from studytool.files import write_atomic
+
+    digest = _digest(name, data)
+    path = _path(digest)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        with open(temporary, "wb") as stream:
-            pickle.dump(entry, stream, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, path)   # readers see a whole entry or none
-    except OSError:
+        text = json.dumps(_document(name, digest, entry), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        path.parent.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        write_atomic(path, lambda stream: stream.write(text.encode("utf-8")), mode=0o600)
+    except (OSError, ValueError, TypeError):   # a read-only or full disk, or a value JSON cannot hold: no entry
         pass
