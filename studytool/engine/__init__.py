@@ -11,9 +11,13 @@ from .functional import (
     padding_mask,
     positional_encoding,
     relu,
+    rms_norm,
+    rotary_embedding,
     scaled_dot_product_attention,
+    silu,
     softmax,
 )
+from .decoding import KVCache, LayerCache, kv_cache_bytes
 from .meta import MetaArray
 from .modules import (
     Decoder,
@@ -28,6 +32,7 @@ from .modules import (
     MultiHeadAttention,
     Transformer,
 )
+from .modern import RMSNorm, SwiGLUFeedForward
 from .params import PARTS, count_params
 from .shapes import trace_shapes
 from .tracing import ShapeStep
@@ -40,22 +45,30 @@ __all__ = [
     "Encoder",
     "EncoderLayer",
     "FeedForward",
+    "KVCache",
+    "LayerCache",
     "LayerNorm",
     "Linear",
     "MetaArray",
     "Module",
     "MultiHeadAttention",
+    "RMSNorm",
     "ShapeStep",
+    "SwiGLUFeedForward",
     "Transformer",
     "batch_norm",
     "causal_mask",
     "count_params",
+    "kv_cache_bytes",
     "layer_norm",
     "linear",
     "padding_mask",
     "positional_encoding",
     "relu",
+    "rms_norm",
+    "rotary_embedding",
     "scaled_dot_product_attention",
+    "silu",
     "softmax",
     "trace_shapes",
 ]

@@ -131,3 +131,46 @@ def linear(x: Array, weight: Array, bias: Array | None = None) -> Array:
 
 def relu(x: Array, out: Array | None = None) -> Array:
     return np.maximum(x, 0.0, out=out)
+
+
+def rms_norm(x: Array, weight: Array | None = None, eps: float | None = None) -> Array:
+    """x / sqrt(mean(x^2) + eps) over the last axis, times weight, as torch.nn.RMSNorm.
+
+    No centring and no bias. `eps=None` is torch's default: the machine epsilon of x's dtype
+    (2.2e-16 for float64, 1.2e-7 for float32).
+    """
+    x = _as_float(x)
+    eps = float(np.finfo(x.dtype).eps) if eps is None else float(eps)
+    y = x / np.sqrt(np.square(x).mean(axis=-1, keepdims=True) + eps)
+    return y if weight is None else y * weight
+
+
+def silu(x: Array) -> Array:
+    """x * sigmoid(x) (also called swish), as torch.nn.functional.silu."""
+    x = _as_float(x)
+    with np.errstate(over="ignore"):  # exp(-x) overflows to inf for x < -709: x / inf = -0, the right limit
+        return x / (1.0 + np.exp(-x))
+
+
+def rotary_embedding(x: Array, positions: Sequence[int] | Array, base: float = 10000.0) -> Array:
+    """Rotary position embedding (RoPE, Su et al. 2021) of x (..., L, d) at token `positions` (L,).
+
+    Convention (RoFormer's and Meta's LLaMA, the complex-number form): features are taken in
+    adjacent pairs (x[2i], x[2i+1]), and the pair at position m is rotated by the angle
+    m * base^(-2i/d), i = 0 .. d/2 - 1:
+        out[2i]   = x[2i] cos - x[2i+1] sin
+        out[2i+1] = x[2i] sin + x[2i+1] cos
+    (Hugging Face's `rotate_half` pairs i with i + d/2 instead: the same maths on permuted
+    features.) A rotation keeps norms, and q_m · k_n depends on m and n only through m - n.
+    `positions` may also be broadcastable to x.shape[:-1], e.g. (B, L).
+    """
+    x = _as_float(x)
+    d = x.shape[-1]
+    if d % 2:
+        raise ValueError(f"rotary_embedding needs an even feature size, got d={d}")
+    inv_freq = base ** (-np.arange(0, d, 2) / d)  # (d/2,), float64 for accurate angles
+    angle = np.asarray(positions, dtype=np.float64)[..., None] * inv_freq  # (..., L) -> (..., L, d/2)
+    cos, sin = np.cos(angle).astype(x.dtype), np.sin(angle).astype(x.dtype)
+    even, odd = x[..., 0::2], x[..., 1::2]  # (..., L, d) -> (..., L, d/2) each
+    rotated = np.stack([even * cos - odd * sin, even * sin + odd * cos], axis=-1)  # (..., L, d/2, 2)
+    return rotated.reshape(*rotated.shape[:-2], d)  # (..., L, d/2, 2) -> (..., L, d): pairs side by side

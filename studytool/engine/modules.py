@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .decoding import KVCache, LayerCache
 from .functional import Array, layer_norm, linear, relu, scaled_dot_product_attention
 from .meta import MetaArray
 from .tracing import record, scope
@@ -220,9 +221,15 @@ class MultiHeadAttention(Module):
 
     def __call__(
         self, query: Array, key: Array, value: Array,
-        key_padding_mask: Array | None = None, attn_mask: Array | None = None,
+        key_padding_mask: Array | None = None, attn_mask: Array | None = None, *, cache: LayerCache | None = None,
     ) -> tuple[Array, Array]:
-        """(out (B, Lq, d), per-head weights (B, H, Lq, Lk)); masks are bool, True = blocked."""
+        """(out (B, Lq, d), per-head weights (B, H, Lq, Lk)); masks are bool, True = blocked.
+
+        With a `cache` (causal self-attention of new tokens, query is key is value, no masks) the new
+        keys and values join the cached ones and the weights span every cached key.
+        """
+        if cache is not None and not (query is key is value and key_padding_mask is None and attn_mask is None):
+            raise ValueError("a KV cache is for causal self-attention: pass query is key is value and no masks")
         same_kv = key is value
         fused = query is key and same_kv
         query = self._cast(query)
@@ -237,6 +244,8 @@ class MultiHeadAttention(Module):
         record("V projection", v)
         mask = _merge_masks(attn_mask, key_padding_mask, batch, self.n_heads)
         q, k, v = self._split_heads(q, "Q"), self._split_heads(k, "K"), self._split_heads(v, "V")
+        if cache is not None:
+            k, v, mask = cache.extend(k, v)
         out, weights = scaled_dot_product_attention(q, k, v, mask)  # (B, H, Lq, d_k), (B, H, Lq, Lk)
         out = out.transpose(0, 2, 1, 3).reshape(batch, length_q, d)  # (B, H, Lq, d_k) -> (B, Lq, d)
         record("concat heads", out)
@@ -303,12 +312,14 @@ class EncoderLayer(Module):
         self.norm2 = LayerNorm(d_model, **norm_kw)
 
     def __call__(
-        self, src: Array, src_mask: Array | None = None, src_key_padding_mask: Array | None = None
+        self, src: Array, src_mask: Array | None = None, src_key_padding_mask: Array | None = None,
+        *, cache: LayerCache | None = None,
     ) -> Array:
+        """`cache`: the layer runs as a causal decoder-only block on new tokens (see decoding.py)."""
         x = self._cast(src)  # (B, L, d) throughout
 
         def self_attention(y: Array) -> Array:
-            return self.self_attn(y, y, y, src_key_padding_mask, src_mask)[0]
+            return self.self_attn(y, y, y, src_key_padding_mask, src_mask, cache=cache)[0]
 
         def ffn(y: Array) -> Array:
             return feed_forward(y, self.linear1, self.linear2)
@@ -393,11 +404,14 @@ class Encoder(Module):
                                                     dtype=dtype, device=device)
 
     def __call__(
-        self, src: Array, mask: Array | None = None, src_key_padding_mask: Array | None = None
+        self, src: Array, mask: Array | None = None, src_key_padding_mask: Array | None = None,
+        *, cache: KVCache | None = None,
     ) -> Array:
+        """With `cache` (a KVCache of len(layers)), a causal decoder-only stack fed new tokens only."""
         x = self._cast(src)
-        for layer in self.layers:
-            x = layer(x, mask, src_key_padding_mask)
+        caches = [None] * len(self.layers) if cache is None else cache.layers
+        for layer, layer_cache in zip(self.layers, caches, strict=True):
+            x = layer(x, mask, src_key_padding_mask, cache=layer_cache)
         if self.norm is not None:
             x = self.norm(x)
             record("final LayerNorm (memory)", x)

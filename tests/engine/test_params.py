@@ -87,3 +87,43 @@ def test_numpy_integers_are_counted_exactly():
 
     assert count_params("embedding", d_model=np.int64(4096), vocab=np.int32(50_000)) == 204_800_000
     assert isinstance(count_params("mha", d_model=np.int64(64), n_heads=np.int64(8)), int)
+
+
+def torch_seq2seq(vocab, d_model, n_heads, num_layers, d_ff, tied, bias=True):
+    """nn.Transformer with source/target embeddings and an output projection, on the meta device (no memory)."""
+    import torch
+
+    kw = dict(device="meta")
+    model = torch.nn.Module()
+    model.transformer = torch.nn.Transformer(d_model, n_heads, num_layers, num_layers, d_ff, bias=bias, batch_first=True, **kw)
+    model.src_embed = torch.nn.Embedding(vocab, d_model, **kw)
+    model.tgt_embed = model.src_embed if tied else torch.nn.Embedding(vocab, d_model, **kw)
+    model.generator = torch.nn.Linear(d_model, vocab, bias=bias, **kw)
+    if tied:
+        model.generator.weight = model.src_embed.weight
+    return model
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")
+@pytest.mark.parametrize("tied", [True, False])
+@pytest.mark.parametrize(
+    "vocab, d_model, n_heads, num_layers, d_ff, bias",
+    [(37000, 512, 8, 6, 2048, True), (1000, 64, 4, 2, 96, True), (1000, 64, 4, 2, 96, False)],
+)
+def test_whole_model_counts_unique_parameters_like_torch(tied, vocab, d_model, n_heads, num_layers, d_ff, bias):
+    pytest.importorskip("torch")
+    model = torch_seq2seq(vocab, d_model, n_heads, num_layers, d_ff, tied, bias)
+    unique = sum(p.numel() for p in model.parameters())  # parameters() yields a shared tensor once
+    kw = dict(d_model=d_model, n_heads=n_heads, num_layers=num_layers, d_ff=d_ff, vocab=vocab, bias=bias)
+    assert count_params("model", tied=tied, **kw) == unique
+    output = count_params("output_projection", tied=tied, **kw)
+    assert output == sum(p.numel() for p in model.generator.parameters()) - (vocab * d_model if tied else 0)
+
+
+def test_transformer_base_with_tied_embeddings_is_about_65m():
+    base = dict(d_model=512, n_heads=8, d_ff=2048, num_layers=6, vocab=37000)
+    tied = count_params("model", tied=True, **base)
+    assert tied == 44_140_544 + 37000 * 512 + 37000  # the stacks, one shared table, the output bias
+    assert 60e6 < tied < 66e6  # the paper's Table 3: 65M
+    assert count_params("model", **base) - tied == 2 * 37000 * 512  # untied: two more tables
+    assert count_params("output_projection", tied=True, bias=False, **base) == 0
