@@ -129,22 +129,29 @@ def positional_encoding(d_model: int, positions: int) -> dict[str, Any]:
     return {"d_model": d_model, "positions": positions, "table": engine_pe(positions, d_model).tolist()}
 
 
-# (part, label); "{n}" is the number of layers. A stack is N blocks plus a final LayerNorm (2 * d_model
-# with LayerNorms, nothing in the notes' convention), so the N x block row comes first to show the sum.
-PARAM_PARTS = (
-    ("mha", "multi-head attention"),
-    ("ffn", "feed-forward network"),
-    ("layer_norm", "LayerNorm"),
-    ("encoder_layer", "encoder block"),
-    ("decoder_layer", "decoder block"),
-    ("encoder_layers", "{n} × encoder block"),
-    ("encoder", "encoder stack ({n} layers + final LayerNorm)"),
-    ("decoder_layers", "{n} × decoder block"),
-    ("decoder", "decoder stack ({n} layers + final LayerNorm)"),
-    ("transformer", "encoder + decoder"),
-    ("embedding", "embedding"),
-    ("output_projection", "output projection"),
-)
+# The parts in the order shown. A stack is N blocks plus a final LayerNorm (2 * d_model with
+# LayerNorms, nothing in the notes' convention), so the N x block row comes first to show the sum.
+PARAM_PARTS = ("mha", "ffn", "layer_norm", "encoder_layer", "decoder_layer", "encoder_layers", "encoder",
+               "decoder_layers", "decoder", "transformer", "embedding", "output_projection")
+
+
+def param_label(part: str, layers: int) -> str:
+    """A part's name in the interface language; `layers` is N."""
+    return {
+        "mha": _("multi-head attention"),
+        "ffn": _("feed-forward network"),
+        "layer_norm": _("LayerNorm"),
+        "encoder_layer": _("encoder block"),
+        "decoder_layer": _("decoder block"),
+        "encoder_layers": _("{n} × encoder block"),
+        "encoder": _("encoder stack ({n} layers + final LayerNorm)"),
+        "decoder_layers": _("{n} × decoder block"),
+        "decoder": _("decoder stack ({n} layers + final LayerNorm)"),
+        "transformer": _("encoder + decoder"),
+        "embedding": _("embedding"),
+        "output_projection": _("output projection"),
+    }[part].format(n=layers)
+
 
 # name -> count_params keywords. "notes" counts weight matrices only, as the study notes do.
 PARAM_CONVENTIONS = {"with_bias": {"bias": True, "norm": True}, "notes": {"bias": False, "norm": False}}
@@ -172,10 +179,10 @@ def params(
     _check_heads(d_model, heads)
     conventions = list(PARAM_CONVENTIONS) if bias else ["notes"]
     rows = []
-    for part, label in PARAM_PARTS:
+    for part in PARAM_PARTS:
         if part in ("embedding", "output_projection") and vocab is None:
             continue
-        row: dict[str, Any] = {"part": part, "label": label.format(n=layers)}
+        row: dict[str, Any] = {"part": part, "label": param_label(part, layers)}
         for name in conventions:
             row[name] = _count(part, layers, d_model=d_model, n_heads=heads, d_ff=d_ff, vocab=vocab,
                                **PARAM_CONVENTIONS[name])

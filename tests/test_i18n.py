@@ -1,5 +1,8 @@
 """Interface language: `--lang` > `STUDYTOOL_LANG` > LC_ALL > LC_MESSAGES > LANG; card content untouched."""
 
+import ast
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -138,3 +141,30 @@ def test_unknown_tag_speaks_the_interface_language(tmp_path):
     result = CliRunner().invoke(app, ["--lang", "zh", "quiz", "--tag", "nope"], env={"STUDYTOOL_HOME": str(tmp_path)})
     assert result.exit_code == 1
     assert "没有标签 'nope'" in result.stderr
+
+
+
+def _underscore_calls():
+    """Every `_(...)` call in the package: (file:line, its arguments)."""
+    package = Path(__file__).resolve().parents[1] / "studytool"
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_":
+                yield f"{path.relative_to(package.parent)}:{node.lineno}", node.args
+
+
+def _literal(args) -> str | None:
+    return args[0].value if len(args) == 1 and isinstance(args[0], ast.Constant) else None
+
+
+def test_no_underscore_call_takes_a_variable():
+    """A translated string is written at the call site, or no catalogue entry can be checked for it."""
+    assert [where for where, args in _underscore_calls() if not isinstance(_literal(args), str)] == []
+
+
+def test_every_literal_underscore_string_has_a_chinese_entry():
+    from studytool.i18n import ZH
+
+    missing = [f"{where}: {_literal(args)!r}" for where, args in _underscore_calls()
+               if isinstance(_literal(args), str) and _literal(args) not in ZH]
+    assert missing == []

@@ -85,17 +85,18 @@ def _presented(params: list) -> list:
     return params
 
 
-# pydantic's wording for a bad value (typer checks values with pydantic) -> ours
-_WORDING = {
-    "greater_than_equal": "must be {ge} or more, not {input}",
-    "greater_than": "must be more than {gt}, not {input}",
-    "less_than_equal": "must be {le} or less, not {input}",
-    "less_than": "must be less than {lt}, not {input}",
-    "int_parsing": "must be a whole number, not {input}",
-    "int_from_float": "must be a whole number, not {input}",
-    "float_parsing": "must be a number, not {input}",
-    "finite_number": "must be a finite number, not {input}",
-}
+def _wording(kind: str) -> str | None:
+    """pydantic's wording for a bad value (typer checks values with pydantic) -> ours, or None."""
+    return {
+        "greater_than_equal": _("must be {ge} or more, not {input}"),
+        "greater_than": _("must be more than {gt}, not {input}"),
+        "less_than_equal": _("must be {le} or less, not {input}"),
+        "less_than": _("must be less than {lt}, not {input}"),
+        "int_parsing": _("must be a whole number, not {input}"),
+        "int_from_float": _("must be a whole number, not {input}"),
+        "float_parsing": _("must be a number, not {input}"),
+        "finite_number": _("must be a finite number, not {input}"),
+    }.get(kind)
 
 
 @contextmanager
@@ -109,8 +110,9 @@ def _usage_errors_plain():
             raise
         errors = getattr(error.__cause__, "errors", None)
         first = errors()[0] if errors else None
-        if first is not None and first["type"] in _WORDING:
-            error.message = _(_WORDING[first["type"]]).format(**first.get("ctx", {}), input=first["input"])
+        wording = _wording(first["type"]) if first is not None else None
+        if wording is not None:
+            error.message = wording.format(**first.get("ctx", {}), input=first["input"])
         if error.ctx is not None:
             usage = error.ctx.get_usage().removeprefix("Usage: ")
             sys.stderr.write(_("Usage: {usage}").format(usage=usage) + "\n")
@@ -118,30 +120,31 @@ def _usage_errors_plain():
         raise typer.Exit(error.exit_code) from None
 
 
-# click's usage-error sentences (typer 0.29 carries its own click, which has no translations)
-_CLICK_WORDING = (
-    "Invalid value for {hint}: {message}",
-    "Invalid value: {message}",
-    "Missing option {hint}.",
-    "Missing argument {hint}.",
-    "Missing command.",
-    "No such option: {name} (Possible options: {names})",
-    "No such option: {name}",
-    "No such command {name}. Did you mean {names}?",
-    "No such command {name}.",
-    "Got unexpected extra argument(s) ({args})",
-    "Option {name} requires an argument.",
-    "Option {name} does not take a value.",
-)
+def _click_wording() -> dict[str, str]:
+    """click's usage-error sentences -> the interface language (typer 0.29 carries its own click, untranslated)."""
+    return {
+        "Invalid value for {hint}: {message}": _("Invalid value for {hint}: {message}"),
+        "Invalid value: {message}": _("Invalid value: {message}"),
+        "Missing option {hint}.": _("Missing option {hint}."),
+        "Missing argument {hint}.": _("Missing argument {hint}."),
+        "Missing command.": _("Missing command."),
+        "No such option: {name} (Possible options: {names})": _("No such option: {name} (Possible options: {names})"),
+        "No such option: {name}": _("No such option: {name}"),
+        "No such command {name}. Did you mean {names}?": _("No such command {name}. Did you mean {names}?"),
+        "No such command {name}.": _("No such command {name}."),
+        "Got unexpected extra argument(s) ({args})": _("Got unexpected extra argument(s) ({args})"),
+        "Option {name} requires an argument.": _("Option {name} requires an argument."),
+        "Option {name} does not take a value.": _("Option {name} does not take a value."),
+    }
 
 
 def _usage_message(text: str) -> str:
-    """click's English sentence in the interface language: the first of `_CLICK_WORDING` it matches."""
+    """click's English sentence in the interface language: the first sentence of `_click_wording` it matches."""
     import re
 
-    for wording in _CLICK_WORDING:
+    for wording, translated in _click_wording().items():
         pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(wording))
         found = re.fullmatch(pattern, text, flags=re.DOTALL)
         if found:
-            return _(wording).format(**found.groupdict())
+            return translated.format(**found.groupdict())
     return text

@@ -10,7 +10,6 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from studytool.calc import PARAM_PARTS
 from studytool.i18n import _
 
 
@@ -160,10 +159,8 @@ def render_params(r: dict[str, Any], console: Console) -> None:
     table.add_column(_("part"))
     for name in r["conventions"]:
         table.add_column(headers[name], justify="right", style="green")
-    labels = dict(PARAM_PARTS)  # English templates, translated here
     for row in r["rows"]:
-        label = _(labels[row["part"]]).format(n=r["layers"])
-        table.add_row(label, *(f"{row[name]:,}" for name in r["conventions"]))
+        table.add_row(row["label"], *(f"{row[name]:,}" for name in r["conventions"]))
     console.print(table)
 
 

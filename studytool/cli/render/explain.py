@@ -41,8 +41,8 @@ def render_topic_list(index: Sequence[tuple[str, Sequence[Topic]]], console: Con
 
 
 def _label(word: str) -> str:
-    """`Answer: ` in English, `答案：` in Chinese (full-width colon, no space)."""
-    return _("{label}: ").format(label=_(word))
+    """`Answer: ` in English, `答案：` in Chinese (full-width colon, no space); `word` is already translated."""
+    return _("{label}: ").format(label=word)
 
 
 def _section(title: str) -> Text:
@@ -67,8 +67,8 @@ def _example(example: Example) -> Group:
         for i, step in enumerate(example.solution, 1):
             steps.append(f"{i}. ", style="dim")
             steps.append(step + ("\n" if i < len(example.solution) else ""))
-        parts += [Text("  " + _label("Solution").rstrip(), style="bold"), Padding(steps, (0, 0, 0, 4))]
-    parts.append(Text.assemble(("  " + _label("Answer"), "bold"), (example.answer, "green")))
+        parts += [Text("  " + _label(_("Solution")).rstrip(), style="bold"), Padding(steps, (0, 0, 0, 4))]
+    parts.append(Text.assemble(("  " + _label(_("Answer")), "bold"), (example.answer, "green")))
     return Group(*parts)
 
 
@@ -85,7 +85,7 @@ def _cards(explanation: Explanation, console: Console) -> None:
         )
         console.print(line, no_wrap=True, overflow="ellipsis")
     console.print()
-    console.print(Text.assemble("  ", (_label("Quiz them"), "bold"), (explanation.quiz_command, "green")))
+    console.print(Text.assemble("  ", (_label(_("Quiz them")), "bold"), (explanation.quiz_command, "green")))
 
 
 def render_explanation(explanation: Explanation, console: Console) -> None:
@@ -93,7 +93,7 @@ def render_explanation(explanation: Explanation, console: Console) -> None:
     topic = explanation.topic
     header = Text.assemble(
         (topic.title, "bold"), "  ", (topic.id, "cyan"), "  ", (explanation.group_title, "magenta"), "\n",
-        (_label("Also") + ", ".join(topic.aliases), "dim"),
+        (_label(_("Also")) + ", ".join(topic.aliases), "dim"),
     )
     console.print(Panel(header, expand=False))
 

@@ -25,9 +25,12 @@ from studytool.study.stats import Stats, TopicScore
 
 BAR_WIDTH = 40
 TITLE_MARGIN = 6       # a panel title sits between "╭─ " and " ─╮"
-RATINGS = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
-RECALL_HINT = "Answer in your own words (or just press Enter), then rate yourself 1-4."
 INDENT = (0, 0, 0, 2)  # solution steps sit under their heading, wrapped lines too
+
+
+def rating_word(rating: int) -> str:
+    """The FSRS rating in the interface language (built per call so each word is a literal `_()`)."""
+    return {1: _("Again"), 2: _("Hard"), 3: _("Good"), 4: _("Easy")}[rating]
 
 
 def make_ask(console: Console, interactive: bool) -> Callable[[str], str]:
@@ -97,7 +100,7 @@ class TerminalView:
     def show_card(self, card: Card, variant: Variant, progress: Progress) -> None:
         lines = [escape(variant.prompt), *_options(variant)]
         if variant.kind == "recall":
-            lines.append(f"[dim]{escape(_(RECALL_HINT))}[/]")
+            lines.append(f"[dim]{escape(_('Answer in your own words (or just press Enter), then rate yourself 1-4.'))}[/]")
         else:
             from studytool.problems.answers import format_hint
 
@@ -114,7 +117,7 @@ class TerminalView:
 
     def show_result(self, result: Result) -> None:
         if result.variant.kind == "recall":
-            mark = _(RATINGS[result.rating])
+            mark = rating_word(result.rating)
             emit(self.console, f"[{'green' if result.correct else 'red'}]{mark}[/]")
         elif result.correct:
             emit(self.console, Prose(f"[bold green]✓ {_('Correct')}[/]  {_('Answer')}: {escape(result.expected)}"))
