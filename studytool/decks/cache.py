@@ -95,12 +95,17 @@ def _entry(doc: Any, name: str, digest: str) -> Entry | None:
     deck, mark = doc["deck"], doc["mark"]
     strings = ("deck", "title", "source", "file")
     if not (isinstance(deck, dict) and all(isinstance(deck.get(k), str) for k in strings) and deck["file"] == name
-            and isinstance(deck.get("cards"), list) and _is_mark(mark)):
+            and isinstance(deck.get("cards"), list) and _is_mark(mark) and _is_ids(deck.get("formerly"))):
         return None
     cards = [_card(card, deck["deck"], name) for card in deck["cards"]]
     if not cards or None in cards:
         return None
-    return Deck(deck=deck["deck"], title=deck["title"], source=deck["source"], cards=tuple(cards), file=name), tuple(mark)
+    return Deck(deck=deck["deck"], title=deck["title"], source=deck["source"], cards=tuple(cards), file=name,
+                formerly=tuple(deck["formerly"])), tuple(mark)
+
+
+def _is_ids(ids: Any) -> bool:
+    return type(ids) is list and all(type(i) is str for i in ids)
 
 
 def _is_mark(mark: Any) -> bool:
@@ -114,18 +119,21 @@ def _card(card: Any, deck: str, name: str) -> Card | None:
     id_, topic, source, why, tags, body, line = (card.get(k) for k in ("id", "topic", "source", "why", "tags", "body",
                                                                         "line"))
     if not (type(id_) is str and type(topic) is str and type(source) is str and (why is None or type(why) is str)
-            and type(body) is dict and type(line) is int and type(tags) is list and all(type(t) is str for t in tags)):
+            and type(body) is dict and type(line) is int and type(tags) is list and all(type(t) is str for t in tags)
+            and _is_ids(card.get("formerly"))):
         return None
     return Card(deck=deck, id=id_, kind=card["kind"], topic=topic, tags=tuple(tags), source=source, why=why,
-                body=body, file=name, line=line)
+                body=body, file=name, line=line, formerly=tuple(card["formerly"]))
 
 
 def _document(name: str, digest: str, entry: Entry) -> dict[str, Any]:
     deck, mark = entry
     cards = [{"deck": c.deck, "id": c.id, "kind": c.kind, "topic": c.topic, "tags": list(c.tags), "source": c.source,
-              "why": c.why, "body": c.body, "file": c.file, "line": c.line} for c in deck.cards]
+              "why": c.why, "body": c.body, "file": c.file, "line": c.line, "formerly": list(c.formerly)}
+             for c in deck.cards]
     return {"format": FORMAT, "key": digest, "mark": list(mark),
-            "deck": {"deck": deck.deck, "title": deck.title, "source": deck.source, "file": deck.file, "cards": cards}}
+            "deck": {"deck": deck.deck, "title": deck.title, "source": deck.source, "file": deck.file,
+                     "formerly": list(deck.formerly), "cards": cards}}
 
 
 def store(name: str, data: bytes, entry: Entry) -> None:

@@ -68,6 +68,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX reviews_time ON reviews (time)",
         "CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ),
+    # 3: the log of progress re-keyed from a renamed deck or card (`studytool.study.rename` says what the columns hold).
+    ("CREATE TABLE renames (id INTEGER PRIMARY KEY, time TEXT NOT NULL, old TEXT NOT NULL, new TEXT NOT NULL,"
+     " reviews INTEGER NOT NULL, schedule TEXT NOT NULL, displaced TEXT)",),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -14,10 +14,12 @@ from studytool.decks.loader import DeckError, bundled_sources, load_deck_file
 
 DECK = """\
 deck: cached
+formerly: [old-cached]
 title: 缓存
 source: test
 cards:
   - id: one
+    formerly: [first]
     kind: recall
     topic: layernorm
     q: LayerNorm 在哪一维上求均值？
@@ -63,6 +65,7 @@ def test_a_valid_deck_is_stored_as_json_and_loaded_back_equal(deck_path, home):
     again = load_deck_file(deck_path)
     assert again == first
     assert again.cards[1].tags == ("example", "self-test") and again.cards[1].body["tolerance"] == 1e-6
+    assert again.formerly == ("old-cached",) and again.cards[0].formerly == ("first",)   # renames survive the cache
 
 
 def test_a_hit_does_not_validate_again(deck_path, monkeypatch):

@@ -1,0 +1,142 @@
+"""Progress follows a renamed deck or card: a database recorded under the old ids keeps every schedule."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timedelta, timezone
+
+from studytool.config import Settings
+from studytool.decks.loader import load_decks
+from studytool.decks.model import Card, Deck
+from studytool.study.rename import follow, renames
+from studytool.study.store import Answer, Schedule, Store, open_store
+
+T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
+OLD = "cs336-architecture"   # the bundled transformer-arch deck's id before the rename
+
+
+def answer(card: str, *, minutes: int = 0, mode: str = "review") -> Answer:
+    return Answer(card=card, topic="layernorm", mode=mode, rating=3, correct=True, answer="42", seed=1,
+                  params={}, duration_ms=900, time=T0 + timedelta(minutes=minutes))
+
+
+def schedule(days: float, *, reviewed: int = 0) -> Schedule:
+    return Schedule(state=2, step=None, stability=2.5 + days, difficulty=5.0, due=T0 + timedelta(days=days),
+                    last_review=T0 + timedelta(minutes=reviewed))
+
+
+def deck(deck_id: str, *cards: tuple[str, tuple[str, ...]], formerly: tuple[str, ...] = ()) -> Deck:
+    return Deck(deck=deck_id, title="t", source="", formerly=formerly,
+                cards=tuple(Card(deck=deck_id, id=card_id, kind="recall", topic="layernorm", formerly=old)
+                            for card_id, old in cards))
+
+
+def table(con: sqlite3.Connection, sql: str) -> list[tuple]:
+    return [tuple(row) for row in con.execute(sql)]
+
+
+def record_old_database(path) -> None:
+    """A database as studytool wrote it before the rename (schema 2), under the deck's old id."""
+    con = sqlite3.connect(path, isolation_level=None)
+    con.row_factory = sqlite3.Row
+    old = Store(con, path)
+    old.migrate(2)
+    for n, card in enumerate(["emb-vs-onehot", "ln-formula-cs336", "gen-emb-params"]):
+        old.record(answer(f"{OLD}/{card}", minutes=n), lambda prior, n=n: schedule(n + 1, reviewed=n))
+        old.record(answer(f"{OLD}/{card}", minutes=10 + n), lambda prior, n=n: schedule(n + 4, reviewed=10 + n))
+    old.record(answer(f"{OLD}/a-card-since-removed"), lambda prior: schedule(9))
+    old.record(answer(f"{OLD}/emb-vs-onehot", minutes=30, mode="quiz"))
+    old.record(answer("p47-encoder/s2s-definition"), lambda prior: schedule(2))
+    con.close()
+
+
+def test_a_database_recorded_under_the_old_deck_id_keeps_every_schedule(tmp_path):
+    path = tmp_path / "studytool.db"
+    record_old_database(path)
+    before = sqlite3.connect(path)
+    schedules = table(before, "SELECT key, state, step, stability, difficulty, due, last_review FROM cards ORDER BY key")
+    log = table(before, "SELECT id, card, time, mode, rating, answer FROM reviews ORDER BY id")
+    before.close()
+    decks = load_decks(Settings(home=tmp_path / "home"))
+    with open_store(path) as store:
+        moved = follow(store, decks)
+        after = table(store.con, "SELECT key, state, step, stability, difficulty, due, last_review FROM cards ORDER BY key")
+        # every schedule, value for value, now under the new deck id; the other deck untouched
+        assert after == sorted((key.replace(f"{OLD}/", "transformer-arch/"), *rest) for key, *rest in schedules)
+        assert {row[0] for row in table(store.con, "SELECT deck FROM cards")} == {"transformer-arch", "p47-encoder"}
+        assert table(store.con, "SELECT id, card, time, mode, rating, answer FROM reviews ORDER BY id") == [
+            (i, card.replace(f"{OLD}/", "transformer-arch/"), *rest) for i, card, *rest in log]
+        assert [(m.old, m.new, m.reviews, m.schedule) for m in moved] == [
+            (f"{OLD}/a-card-since-removed", "transformer-arch/a-card-since-removed", 1, "moved"),
+            (f"{OLD}/emb-vs-onehot", "transformer-arch/emb-vs-onehot", 3, "moved"),
+            (f"{OLD}/gen-emb-params", "transformer-arch/gen-emb-params", 2, "moved"),
+            (f"{OLD}/ln-formula-cs336", "transformer-arch/ln-formula-cs336", 2, "moved"),
+        ]
+        # logged in the database
+        assert table(store.con, "SELECT old, new, reviews, schedule FROM renames ORDER BY id") == [
+            (m.old, m.new, m.reviews, m.schedule) for m in moved]
+        # the next open finds nothing to move and writes nothing
+        assert follow(store, decks) == []
+        assert store.con.execute("SELECT count(*) FROM renames").fetchone()[0] == 4
+
+
+def test_undo_after_the_rename_restores_the_schedule_under_the_new_key(tmp_path):
+    path = tmp_path / "studytool.db"
+    record_old_database(path)
+    with open_store(path) as store:
+        follow(store, load_decks(Settings(home=tmp_path / "home")))
+        last = store.con.execute("SELECT max(id) FROM reviews WHERE card = 'transformer-arch/gen-emb-params'").fetchone()[0]
+        assert json.loads(store.con.execute("SELECT prior FROM reviews WHERE id = ?", (last,)).fetchone()[0])["deck"] == (
+            "transformer-arch")
+        store.undo(last)
+        assert store.schedule("transformer-arch/gen-emb-params") == schedule(3, reviewed=2)
+        assert store.con.execute("SELECT deck FROM cards WHERE key = 'transformer-arch/gen-emb-params'").fetchone()[0] == (
+            "transformer-arch")
+
+
+def test_a_renamed_card_takes_its_progress_along(tmp_path):
+    with open_store(tmp_path / "s.db") as store:
+        store.record(answer("d/old-name"), lambda prior: schedule(3))
+        store.record(answer("d/other"), lambda prior: schedule(1))
+        moved = follow(store, [deck("d", ("new-name", ("old-name",)), ("other", ()))])
+        assert [(m.old, m.new) for m in moved] == [("d/old-name", "d/new-name")]
+        assert store.schedule("d/new-name") == schedule(3) and store.schedule("d/old-name") is None
+        assert store.schedule("d/other") == schedule(1)
+
+
+def test_a_card_renamed_in_a_renamed_deck_follows_both(tmp_path):
+    with open_store(tmp_path / "s.db") as store:
+        store.record(answer("old-deck/old-card"), lambda prior: schedule(3))
+        follow(store, [deck("new-deck", ("new-card", ("old-card",)), formerly=("old-deck",))])
+        assert store.scheduled_keys() == {"new-deck/new-card"}
+
+
+def test_when_both_keys_were_studied_the_newer_schedule_stays_and_the_other_is_logged(tmp_path):
+    with open_store(tmp_path / "s.db") as store:
+        store.record(answer("d/old", minutes=5), lambda prior: schedule(7, reviewed=5))
+        store.record(answer("d/new"), lambda prior: schedule(1))
+        [moved] = follow(store, [deck("d", ("new", ("old",)))])
+        assert moved.schedule == "replaced"
+        assert store.schedule("d/new") == schedule(7, reviewed=5) and store.schedule("d/old") is None
+        assert store.answers_total() == 2   # both answers kept, both under the new key
+        assert {row[0] for row in table(store.con, "SELECT card FROM reviews")} == {"d/new"}
+        displaced = json.loads(store.con.execute("SELECT displaced FROM renames").fetchone()[0])
+        assert displaced["cards"]["stability"] == schedule(1).stability and displaced["cards"]["key"] == "d/new"
+
+
+def test_a_former_id_that_a_live_deck_or_card_uses_is_never_moved(tmp_path):
+    decks = [deck("a", ("x", ()), formerly=("b",)), deck("b", ("y", ("x",)), ("x", ()))]
+    plan = renames(decks)
+    assert plan.decks == {}                                   # b is a live deck: its keys stay
+    assert plan.target("b/x") is None and plan.target("b/y") is None and plan.target("a/x") is None
+    with open_store(tmp_path / "s.db") as store:
+        store.record(answer("b/x"), lambda prior: schedule(3))
+        assert follow(store, decks) == []
+        assert store.scheduled_keys() == {"b/x"}
+
+
+def test_the_bundled_rename_is_declared():
+    plan = renames(load_decks(Settings()))
+    assert plan.decks == {OLD: "transformer-arch"}
+    assert plan.target(f"{OLD}/gen-emb-params") == "transformer-arch/gen-emb-params"
