@@ -6,3 +6,10 @@ class StudytoolError(Exception):
 
     The message is shown as is, on one line, without a traceback.
     """
+
+
+class StudytoolWarning(UserWarning):
+    """Something the user should know that does not stop the command (a skipped deck file).
+
+    Library code raises it with `warnings.warn`; the CLI shows each one once, on one line of stderr.
+    """

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from studytool.config import Settings
 from studytool.decks.model import Deck
-from studytool.errors import StudytoolError
+from studytool.errors import StudytoolError, StudytoolWarning
 from studytool.i18n import _
 
 MAX_BYTES = 4 * 1024 * 1024      # twice a 10,000-card deck
@@ -70,10 +71,12 @@ class Scan:
 
     decks: list[Deck] = field(default_factory=list)
     broken: dict[str, list[str]] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)   # `PATH: skipped: why` for entries of a folder not read
 
     @property
     def problems(self) -> list[str]:
-        return [problem for problems in self.broken.values() for problem in problems]
+        """Everything `decks check` lists: each broken file's problems, then each skipped entry."""
+        return [problem for problems in self.broken.values() for problem in problems] + self.skipped
 
     @property
     def cards(self) -> int:
@@ -88,18 +91,69 @@ def bundled_sources() -> list[Traversable]:
     return sorted((entry for entry in folder.iterdir() if _is_deck_name(entry.name)), key=lambda e: e.name)
 
 
-def expand(paths: Iterable[Path]) -> list[Path]:
-    """Files as given; folders replaced by their deck files. Missing paths are kept (reported when read)."""
+def expand(paths: Iterable[Path], notes: Scan | None = None) -> list[Path]:
+    """Files as given; folders replaced by the deck files in them. Missing paths are kept (reported when read).
+
+    What a folder holds besides regular deck files (sub-folders, FIFOs, broken or looping links,
+    `*.YAML`) is skipped and said in `notes.skipped`; a folder that cannot be listed goes in `notes.broken`.
+    """
+    notes = Scan() if notes is None else notes
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found += sorted(p for p in path.iterdir() if p.is_file() and _is_deck_name(p.name))
+            found += _folder_decks(path, notes)
         else:
             found.append(path)
     return found
 
 
-def installed_sources(settings: Settings) -> list[Source]:
+def _folder_decks(folder: Path, notes: Scan) -> list[Path]:
+    try:
+        with os.scandir(folder) as listing:
+            names = sorted(entry.name for entry in listing)
+    except OSError as error:
+        notes.broken[str(folder)] = [f"{folder}: " + _("cannot read the folder: {reason}").format(
+            reason=error.strerror or error)]
+        return []
+    decks = []
+    for name in names:
+        if name.startswith("."):   # .git, editors' swap files: nobody means those as decks
+            continue
+        path = folder / name
+        why = _skip_reason(path)
+        if why is not None:
+            notes.skipped.append(f"{path}: " + _("skipped: {why}").format(why=why))
+        elif _is_deck_name(name):
+            decks.append(path)
+    return decks
+
+
+def _skip_reason(path: Path) -> str | None:
+    """Why a folder entry is not read (None: a regular file, a deck or not meant as one)."""
+    import errno
+    import stat
+
+    from studytool.files import kind_of
+
+    try:
+        mode = os.stat(path).st_mode   # follows links: a link to a deck file is a deck file
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return _("a symbolic link that loops")
+        if path.is_symlink():
+            return _("a symbolic link to {target}, which does not exist").format(target=os.readlink(path))
+        return _("cannot read it: {reason}").format(reason=error.strerror or error)
+    if stat.S_ISDIR(mode):
+        return _("a folder (decks in sub-folders are not read)")
+    if not stat.S_ISREG(mode):
+        return _("{kind}, not a regular file").format(kind=kind_of(mode))
+    lower = path.name.lower()
+    if not _is_deck_name(path.name) and lower.endswith((".yaml", ".yml")) and lower not in NOT_DECKS:
+        return _("deck files end in lowercase .yaml or .yml")
+    return None
+
+
+def installed_sources(settings: Settings, notes: Scan | None = None) -> list[Source]:
     """Bundled decks, then the user's deck folder (if it exists), then `--deck-path`s.
 
     A file where that folder should be is an error: ignoring it would leave the learner's own decks out unseen.
@@ -108,7 +162,7 @@ def installed_sources(settings: Settings) -> list[Source]:
     if folder.exists() and not folder.is_dir():
         raise StudytoolError(_("{path} is a file; your own decks go in a folder of that name").format(path=folder))
     user = [folder] if folder.is_dir() else []
-    return [*bundled_sources(), *expand(user), *expand(settings.deck_paths)]
+    return [*bundled_sources(), *expand(user, notes), *expand(settings.deck_paths, notes)]
 
 
 def _is_deck_name(name: str) -> bool:
@@ -117,12 +171,13 @@ def _is_deck_name(name: str) -> bool:
 
 # --- reading ---
 
-def scan(sources: Iterable[Source], taken: Mapping[str, str] | None = None) -> Scan:
+def scan(sources: Iterable[Source], taken: Mapping[str, str] | None = None, notes: Scan | None = None) -> Scan:
     """Read and validate every source; collect the decks and all problems of all files.
 
     `taken`: deck ids already in use elsewhere (id -> file), reported as duplicates too.
+    `notes`: what `expand` found while listing folders; the result adds to it.
     """
-    result = Scan()
+    result = Scan() if notes is None else notes
     first_file = dict(taken or {})    # deck id -> file that defined it
     read: set[str] = set()            # real paths: a file named twice is read once
     for source in sources:
@@ -150,17 +205,25 @@ def check_decks(settings: Settings, paths: Sequence[Path] = ()) -> Scan:
     Decks in `paths` are checked against the installed decks' ids too, since
     they will be used next to them.
     """
+    notes = Scan()
     if not paths:
-        return scan(installed_sources(settings))
-    files = expand(paths)
+        return scan(installed_sources(settings, notes), notes=notes)
+    files = [path for path in expand(paths, notes) if path.name not in NOT_DECKS]   # topics: check_topic_files
     named = {os.path.realpath(path) for path in files}
     others = [source for source in installed_sources(settings) if os.path.realpath(str(source)) not in named]
-    return scan(files, taken={deck.deck: deck.file for deck in scan(others).decks})
+    return scan(files, taken={deck.deck: deck.file for deck in scan(others).decks}, notes=notes)
 
 
 def load_decks(settings: Settings) -> list[Deck]:
-    """Every installed deck; `DeckError` listing every problem if any file is broken."""
-    return _decks_or_raise(scan(installed_sources(settings)))
+    """Every installed deck; `DeckError` listing every problem if any file is broken.
+
+    Each skipped folder entry is a `StudytoolWarning` (the CLI shows each once, on one line).
+    """
+    notes = Scan()
+    result = scan(installed_sources(settings, notes), notes=notes)
+    for skipped in result.skipped:
+        warnings.warn(StudytoolWarning(skipped))   # one place: the default filter shows each text once
+    return _decks_or_raise(result)
 
 
 def get_deck(settings: Settings, deck_id: str) -> Deck:
@@ -180,7 +243,8 @@ def load_deck_file(path: Path) -> Deck:
 
 def check(paths: Sequence[Path]) -> list[str]:
     """The problems of these deck files and folders (empty: all good)."""
-    return scan(expand(paths)).problems
+    notes = Scan()
+    return scan(expand(paths, notes), notes=notes).problems
 
 
 def _decks_or_raise(result: Scan) -> list[Deck]:
@@ -208,6 +272,12 @@ def _read_deck(source: Source, name: str, problems: list[str]) -> tuple[Deck | N
     if deck is not None and not problems:
         cache.store(name, data, (deck, mark))
     return deck, mark
+
+
+def read_yaml(source: Source, name: str, problems: list[str]):
+    """A YAML file's node graph, read as safely as a deck (size limit, UTF-8, bounded aliases); problems appended."""
+    data = _read(source, name, problems)
+    return None if data is None else _compose(data, name, problems)
 
 
 @contextmanager
@@ -252,10 +322,21 @@ def _compose(data: bytes, name: str, problems: list[str]):
 
 
 def _read(source: Source, name: str, problems: list[str]) -> bytes | None:
-    """The file's bytes if it is small enough and UTF-8 (a BOM is dropped)."""
+    """The file's bytes if it is a regular file, small enough and UTF-8 (a BOM is dropped).
+
+    A FIFO or device named as a deck is refused without waiting on it.
+    """
+    from studytool.files import NotRegular, read_regular
+
     try:
-        with source.open("rb") as stream:
-            data = stream.read(MAX_BYTES + 1)
+        if isinstance(source, Path):
+            data = read_regular(source, MAX_BYTES)
+        else:
+            with source.open("rb") as stream:   # inside the installed package
+                data = stream.read(MAX_BYTES + 1)
+    except NotRegular as error:
+        problems.append(f"{name}: " + _("not a deck file: {kind}").format(kind=error.strerror))
+        return None
     except OSError as error:
         problems.append(f"{name}: " + _("cannot read the file: {reason}").format(reason=error.strerror or error))
         return None

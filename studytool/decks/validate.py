@@ -35,6 +35,11 @@ TEXT, NUMBER, BOOLEAN, ID_TAGS = frozenset({STR}), frozenset({INT, FLOAT}), froz
 _NAMES = {STR: "text", INT: "an integer", FLOAT: "a number", BOOL: "true/false", NULL: "nothing"}   # _() on use
 
 _construct = yaml.constructor.SafeConstructor()
+# C0 and C1 controls but newline and tab, DEL, and lone surrogates. YAML's "\e" or "\u009b" escapes can put
+# them in any string, and printed they drive the terminal (clear the screen, set the title, write the
+# clipboard with OSC 52, hide links with OSC 8) or cannot be printed at all.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+MAX_NUMBER_CHARS = 100   # checked before conversion: int() refuses 4,300 digits, float() of 400 overflows
 
 
 class _Bad(Exception):
@@ -51,6 +56,15 @@ def _tag_check(node: Node) -> None:
     if node.tag not in SAFE_TAGS:
         tag = node.tag.replace(_Y, "!!")
         raise _Bad(_("YAML tag {tag} is not allowed (a deck is plain data)").format(tag=tag), node)
+    if isinstance(node, ScalarNode):
+        _no_control(node)
+
+
+def _no_control(node: ScalarNode) -> None:
+    found = _CONTROL.search(node.value)
+    if found:
+        raise _Bad(_("control character U+{code} is not allowed in deck text (only newline and tab are)").format(
+            code=f"{ord(found.group()):04X}"), node)
 
 
 def _got(node: Node) -> str:
@@ -89,6 +103,8 @@ def boolean(node: Node) -> bool:
 
 def number(node: Node) -> int | float:
     node = _scalar(node, NUMBER, "a number")
+    if len(node.value) > MAX_NUMBER_CHARS:
+        raise _Bad(_("a number written with more than {n} characters is not allowed").format(n=MAX_NUMBER_CHARS), node)
     if node.tag == INT and node.value.isdecimal() and node.value[0] != "0":
         return int(node.value)   # the common case; YAML's own rules for 0x.., 017, 1_000, 1:30 below
     value = _construct.construct_yaml_int(node) if node.tag == INT else _construct.construct_yaml_float(node)
@@ -202,6 +218,7 @@ def _pairs(node: MappingNode) -> dict[str, Node]:
             raise _Bad(_("merge keys (<<) are not supported; write the fields out"), key)
         if not isinstance(key, ScalarNode) or key.tag != STR:
             raise _Bad(_("field names must be plain text"), key)
+        _no_control(key)
         if key.value in found:
             raise _Bad(_("field {key!r} is given twice").format(key=key.value), key)
         found[key.value] = value

@@ -1,9 +1,15 @@
 """Loading decks: a good deck becomes Cards; every broken deck gets its exact FILE:LINE:COL messages."""
 
+import math
+import os
 import re
+import signal
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from studytool.config import Settings
 from studytool.decks.loader import (
@@ -30,15 +36,32 @@ CORPUS = {
     "bad-indent.yaml": ["3:8: invalid YAML: mapping values are not allowed in this context"],
     "bad-yaml.yaml": ["7:7: invalid YAML: while parsing a flow sequence: did not find expected ',' or ']'"],
     "duplicate-ids.yaml": ["14:9: card same: duplicate card id (first used on line 4)"],
+    "escapes.yaml": [   # ESC, C1 CSI, OSC 0/8/52, BEL, CR and NEL written as YAML escapes; tab and newline are fine
+        "2:8: title: control character U+001B is not allowed in deck text (only newline and tab are)",
+        "7:8: card clear-screen: q: control character U+001B is not allowed in deck text (only newline and tab are)",
+        "13:15: card clipboard: options: control character U+001B is not allowed in deck text (only newline and tab are)",
+        "18:10: card c1-csi: why: control character U+009B is not allowed in deck text (only newline and tab are)",
+        "20:8: card c1-csi: a: control character U+001B is not allowed in deck text (only newline and tab are)",
+        "25:14: card key-escape: params: control character U+0007 is not allowed in deck text (only newline and tab are)",
+        "29:8: card nel-and-cr: q: control character U+000D is not allowed in deck text (only newline and tab are)",
+        "30:8: card nel-and-cr: a: control character U+0085 is not allowed in deck text (only newline and tab are)",
+    ],
     "empty-cards.yaml": ["3:8: cards is empty; a deck needs at least one card"],
     "empty.yaml": ["1:1: the file is empty; a deck is a mapping with deck, title and cards"],
+    "huge-numbers.yaml": [   # refused before conversion: no int() of 5,000 digits, no float() overflow
+        "8:13: card many-digits: answer: a number written with more than 100 characters is not allowed",
+        "13:19: card vector-overflow: answer: a number written with more than 100 characters is not allowed",
+        "19:16: card tolerance-overflow: tolerance: a number written with more than 100 characters is not allowed",
+        "24:20: card param-digits: params: a number written with more than 100 characters is not allowed",
+        "29:13: card long-float: answer: a number written with more than 100 characters is not allowed",
+    ],
     "list-not-mapping.yaml": ["1:1: a deck must be a mapping with deck, title and cards, not a list"],
     "missing-fields.yaml": [
         "1:1: missing 'title' (a deck needs deck, title and cards)",
         "3:5: card c1: missing 'a' (a recall card needs q, a)",
         "7:5: card c2: missing 'topic', 'options', 'answer' (a choice card needs q, options, answer)",
         "10:5: card #3: missing 'id', 'kind' (every card needs id, kind, topic)",
-        "12:5: card tf: missing 'why' (a truefalse card needs statement, answer, why)",
+        "12:5: card tf: missing 'opposite', 'why' (a truefalse card needs statement, answer, opposite, why)",
     ],
     "more-errors.yaml": [
         "8:5: card dup-key: field 'q' is given twice",
@@ -169,7 +192,8 @@ def test_every_kind_loads_with_its_fields():
     assert recall.key == "every-kind/ln-direction"
     assert cards["ln-batch-free"].body["answer"] == ["B", "C"]
     assert cards["ln-batch-free"].why == "它们只看单个样本。"
-    assert cards["residual-shape"].body == {"statement": "残差连接要求子层的输入和输出形状不同。", "answer": False}
+    assert cards["residual-shape"].body == {"statement": "残差连接要求子层的输入和输出形状不同。", "answer": False,
+                                            "opposite": "残差连接要求子层的输入和输出形状相同。"}
     assert cards["sqrt-dk"].body == {"q": "d_k=64 时缩放因子 1/√d_k 是多少？", "answer": 0.125, "tolerance": 0.001}
     assert cards["score-shape"].body["answer"] == [32, 8, 10, 10]
     assert cards["ln-vector"].body == {"generator": "layer_norm", "params": {"size": 4}, "example": {"x": [2, 4, 6, 8]}}
@@ -294,13 +318,14 @@ def test_a_file_named_twice_is_read_once(tmp_path):
     ("kind: order\n    q: 顺序？\n    items: [a, b, c]\n    answer: [1, 2, 3]",
      ["9:5: card c: unknown field 'answer' for an order card (order cards list 'items' in the right order; "
       "they have no 'answer')"]),
-    ("kind: truefalse\n    q: 对吗？\n    statement: s\n    answer: true\n    why: w",
+    ("kind: truefalse\n    q: 对吗？\n    statement: s\n    answer: true\n    opposite: o\n    why: w",
      ["7:5: card c: unknown field 'q' for a truefalse card (truefalse cards have 'statement', 'answer' "
-      "(true or false) and 'why'; no 'q')"]),
+      "(true or false), 'opposite' (the statement with the other truth value) and 'why'; no 'q')"]),
     ("kind: choice\n    q: 哪个？\n    options: [x, y]\n    a: A",
      ["4:5: card c: missing 'answer' (a choice card needs q, options, answer)",
-      "9:5: card c: unknown field 'a' for a choice card (choice cards have 'q', 'options' and 'answer' "
-      "(a letter, or a list of letters))"]),
+      "9:5: card c: unknown field 'a' for a choice card (choice cards have 'q', 'options', 'answer' "
+      "(a letter, or a list of letters) and an optional 'pin' (letters of options that stay in place when the "
+      "options are shuffled))"]),
     ("kind: recall\n    q: 什么？\n    a: 这个\n    tolerence: 1",   # no kind has it: no kind hint
      ["9:5: card c: unknown field 'tolerence' for a recall card"]),
 ])
@@ -308,3 +333,129 @@ def test_a_field_of_another_kind_says_where_this_kind_keeps_its_answer(tmp_path,
     path = tmp_path / "mixed.yaml"
     path.write_text(f"deck: mixed\ntitle: M\ncards:\n  - id: c\n    topic: layernorm\n    {card}\n", encoding="utf-8")
     assert check([path]) == [f"{path}:{message}" for message in messages]
+
+
+# --- hostile folders and paths -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def hostile_folder(tmp_path):
+    """A decks folder with one good deck and every kind of entry that is not one."""
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    (folder / "good.yaml").write_text(GOOD.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "notes.txt").write_text("not a deck, and not meant as one")
+    (folder / ".hidden.yaml.swp").write_text("an editor's")
+    (folder / "LOUD.YAML").write_text(GOOD.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "sub.yaml").mkdir()
+    os.mkfifo(folder / "pipe.yaml")
+    (folder / "dangling.yaml").symlink_to(tmp_path / "nowhere.yaml")
+    (folder / "loop.yaml").symlink_to(folder / "loop.yaml")
+    (folder / "linked.yml").symlink_to(folder / "good.yaml")   # a link to a deck is that deck, read once
+    return folder
+
+
+def skipped_lines(folder):
+    return [
+        f"{folder / 'LOUD.YAML'}: skipped: deck files end in lowercase .yaml or .yml",
+        f"{folder / 'dangling.yaml'}: skipped: a symbolic link to {folder.parent / 'nowhere.yaml'}, which does not exist",
+        f"{folder / 'loop.yaml'}: skipped: a symbolic link that loops",
+        f"{folder / 'pipe.yaml'}: skipped: a named pipe (FIFO), not a regular file",
+        f"{folder / 'sub.yaml'}: skipped: a folder (decks in sub-folders are not read)",
+    ]
+
+
+def test_decks_check_lists_every_skipped_entry(hostile_folder):
+    with alarm(10):
+        assert check([hostile_folder]) == skipped_lines(hostile_folder)
+
+
+def test_other_commands_load_the_good_decks_and_warn_once_per_entry(hostile_folder, tmp_path):
+    import warnings
+
+    from studytool.errors import StudytoolWarning
+
+    settings = Settings(home=tmp_path)   # tmp_path/decks is the user's deck folder
+    with warnings.catch_warnings(record=True) as caught, alarm(10):
+        warnings.simplefilter("default")
+        decks = load_decks(settings)
+        load_decks(settings)   # a second load in the same command says nothing new
+    assert [deck.file for deck in decks if deck.deck == "every-kind"] == [str(hostile_folder / "good.yaml")]
+    assert [str(w.message) for w in caught if issubclass(w.category, StudytoolWarning)] == skipped_lines(hostile_folder)
+
+
+@contextmanager
+def alarm(seconds):
+    """Fail instead of hanging: a FIFO opened for reading blocks until a writer comes."""
+    def hung(*args):
+        raise TimeoutError("blocked reading")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_fifo_named_as_a_deck_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "some.fifo"
+    os.mkfifo(fifo)
+    with alarm(10), pytest.raises(DeckError) as caught:
+        load_decks(Settings(home=tmp_path / "home", deck_paths=[fifo]))
+    assert str(caught.value) == f"{fifo}: not a deck file: a named pipe (FIFO)"
+
+
+def test_a_device_named_as_a_deck_is_refused(tmp_path):
+    with alarm(10):
+        assert check([Path("/dev/zero")]) == ["/dev/zero: not a deck file: a device"]
+
+
+def test_an_unreadable_decks_folder_is_one_line(tmp_path, monkeypatch):
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    real = os.scandir
+
+    def denied(path="."):
+        if Path(path) == folder:   # root reads any folder, so the refusal is simulated
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", denied)
+    with pytest.raises(StudytoolError) as caught:
+        load_decks(Settings(home=tmp_path))
+    assert str(caught.value) == f"{folder}: cannot read the folder: Permission denied"
+    assert check([folder]) == [f"{folder}: cannot read the folder: Permission denied"]
+
+
+# --- hostile text and numbers, fuzzed ------------------------------------------------------------------------
+
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def yaml_quoted(text: str) -> str:
+    """`text` as a YAML double-quoted scalar, every non-printable character as a \\uXXXX escape."""
+    return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" if ord(c) < 0x10000
+                         else f"\\U{ord(c):08x}" for c in text) + '"'
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(q=st.text(max_size=30), a=st.text(max_size=10), digits=st.integers(1, 6000))
+def test_hostile_text_and_numbers_load_clean_or_fail_at_their_place(tmp_path, q, a, digits):
+    """Whatever the strings and however long the numbers: a deck without control characters, or FILE:LINE:COL."""
+    path = tmp_path / "fuzz.yaml"
+    path.write_text(
+        "deck: fuzz\ntitle: Fuzz\ncards:\n"
+        f"  - {{id: r, kind: recall, topic: layernorm, q: {yaml_quoted(q)}, a: {yaml_quoted(a)}}}\n"
+        f"  - {{id: n, kind: vector, topic: layernorm, q: n, answer: [1, {'7' * digits}], tolerance: {'3' * digits}}}\n",
+        encoding="utf-8")
+    try:
+        deck = load_deck_file(path)
+    except DeckError as error:
+        for problem in error.problems:
+            assert re.match(re.escape(str(path)) + r":[2-5]:\d+: card [rn]: ", problem), problem
+        return
+    texts = [deck.title, *(str(value) for card in deck.cards for value in card.body.values())]
+    assert not any(CONTROL.search(text) for text in texts)
+    assert digits <= 100 and all(math.isfinite(v) for v in deck.cards[1].pose().answer)
