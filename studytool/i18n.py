@@ -192,6 +192,33 @@ ZH: dict[str, str] = {
     "output projection": "输出投影",
     "showing {dims} of {d_model} dimensions and {shown} of {positions} positions; --json gives the whole table":
         "显示 {d_model} 个维度中的 {dims} 个、{positions} 个位置中的 {shown} 个；--json 输出整张表",
+    # config: remembered settings (study/settings.py)
+    "a whole number from {low} to {high}": "{low} 到 {high} 之间的整数",
+    "a number from 0.7 to 0.99": "0.7 到 0.99 之间的数",
+    "steps like '1m 10m' (units s, m, h, d)": "形如 '1m 10m' 的步长（单位 s、m、h、d）",
+    "21 numbers separated by commas or spaces": "21 个用逗号或空格分隔的数",
+    "within FSRS's bounds (w{index} from {low} to {high}, got {value})":
+        "在 FSRS 的范围内（w{index} 应在 {low} 到 {high} 之间，收到的是 {value}）",
+    "New cards a deck introduces per day.": "每个卡组每天引入的新卡数。",
+    "Most review cards a deck shows per day.": "每个卡组每天最多复习的卡片数。",
+    "Desired retention: the recall probability FSRS aims for.": "期望记忆保留率：FSRS 追求的回忆概率。",
+    "Hour (local time) at which the next day starts.": "新的一天从几点开始（本地时间）。",
+    "Lapses after which a card is a leech (suspended).": "遗忘多少次后卡片成为难记卡（leech，并被暂停）。",
+    "Steps of a new card before it graduates.": "新卡毕业前的学习步长。",
+    "Steps of a forgotten card before it is a review card again.": "遗忘的卡片重新成为复习卡前的重学步长。",
+    "The 21 FSRS weights (`studytool optimize` fits them to your reviews).":
+        "FSRS 的 21 个权重（`studytool optimize` 会按你的复习记录拟合）。",
+    "unknown setting {name!r}; settings: {names}": "没有设置项 {name!r}；现有设置项：{names}",
+    "{name} is one value for every deck (as in Anki); drop --deck": "{name} 对所有卡组只有一个值（与 Anki 相同）；去掉 --deck",
+    "{name} must be {expected}": "{name} 必须是{expected}",
+    # cards: the browser (study/cards.py)
+    "unknown card {ref!r}: name a card DECK/ID, as `studytool cards list` shows them":
+        "没有卡片 {ref!r}：请用 卡组/编号 指明卡片，与 `studytool cards list` 显示的一致",
+    "unknown state {state!r}; states: {states}": "没有状态 {state!r}；可用状态：{states}",
+    # optimize (study/optimize.py)
+    "not enough reviews to optimize: {usable} usable of the {needed} FSRS needs"
+    " (each is a review at least a day after the card's last one)":
+        "复习记录不足，无法优化：可用 {usable} 条，FSRS 至少需要 {needed} 条（每条须是距该卡上次复习至少一天的复习）",
     # study: quiz, review, stats
     "Again": "重来",
     "Due today": "今日到期",

@@ -71,6 +71,23 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 3: the log of progress re-keyed from a renamed deck or card (`studytool.study.rename` says what the columns hold).
     ("CREATE TABLE renames (id INTEGER PRIMARY KEY, time TEXT NOT NULL, old TEXT NOT NULL, new TEXT NOT NULL,"
      " reviews INTEGER NOT NULL, schedule TEXT NOT NULL, displaced TEXT)",),
+    # 4: the learner's decisions about cards, apart from the schedule so that a
+    # new card (no schedule row) can be suspended too (`cards.py`); settings per
+    # deck, as Anki's presets (`settings.py`); the remembered retention under
+    # its `config` name.
+    (
+        """CREATE TABLE card_flags (
+            key          TEXT PRIMARY KEY,   -- deck/id
+            suspended    INTEGER NOT NULL DEFAULT 0,
+            buried_until TEXT,               -- out of review until this time
+            leech        INTEGER NOT NULL DEFAULT 0,
+            leech_review INTEGER,            -- the answer that made it a leech (`:undo` takes that back too)
+            reset_at     TEXT                -- the last `cards forget`: older history no longer trains FSRS
+        )""",
+        "CREATE TABLE deck_settings (deck TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL,"
+        " PRIMARY KEY (deck, name))",
+        "UPDATE settings SET name = 'retention' WHERE name = 'desired_retention'",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

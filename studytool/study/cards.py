@@ -1,0 +1,285 @@
+"""The cards browser (`studytool cards`): list, filter and inspect cards; suspend, bury, forget; leeches.
+
+The learner's decisions live in `card_flags`, apart from the FSRS schedule,
+so that a new card can be suspended as well. A suspended card, or one buried
+until a later day, never enters a review (`hidden_keys`). `forget` makes a
+card new again (its schedule row goes) and keeps its history, as Anki's
+"Forget" does; the moment is kept so that the optimizer trains on the
+history after it only.
+
+Leeches, as Anki counts them: a lapse is Again on a card in the review state;
+at `leech_threshold` lapses, and again every half threshold after that, the
+card is tagged leech and suspended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from studytool.decks.model import Card, Deck
+from studytool.errors import StudytoolError
+from studytool.i18n import _
+from studytool.study.store import Schedule, Store, format_time, parse_time
+
+STATES = ("new", "learning", "review", "relearning")   # the FSRS states, and new: no schedule yet
+FILTERS = (*STATES, "due", "suspended", "buried", "leech")
+SCHEDULING_MODES = ("review",)   # answers that move the schedule: the ones that count as reps and lapses
+REVIEW_STATE = 2
+_STATE_NAMES = {1: "learning", 2: "review", 3: "relearning"}
+
+
+@dataclass(frozen=True)
+class Flags:
+    suspended: bool = False
+    buried_until: datetime | None = None
+    leech: bool = False
+    reset_at: datetime | None = None
+
+    def buried(self, now: datetime) -> bool:
+        return self.buried_until is not None and self.buried_until > now
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One card as `cards list` shows it."""
+
+    card: Card
+    schedule: Schedule | None
+    flags: Flags
+    now: datetime
+
+    @property
+    def state(self) -> str:
+        return _STATE_NAMES[self.schedule.state] if self.schedule else "new"
+
+    def to_json(self) -> dict[str, Any]:
+        schedule = self.schedule
+        return {
+            "card": self.card.key, "deck": self.card.deck, "topic": self.card.topic, "kind": self.card.kind,
+            "question": self.card.question, "state": self.state,
+            "due": schedule.due.isoformat() if schedule else None,
+            "stability": schedule.stability if schedule else None,
+            "difficulty": schedule.difficulty if schedule else None,
+            "suspended": self.flags.suspended, "buried": self.flags.buried(self.now), "leech": self.flags.leech,
+        }
+
+
+@dataclass(frozen=True)
+class Logged:
+    """One answer in a card's history."""
+
+    time: datetime
+    mode: str
+    rating: int
+    correct: bool
+    answer: str
+    duration_ms: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"time": self.time.isoformat(), "rating": self.rating, "correct": self.correct,
+                "answer": self.answer, "mode": self.mode, "duration_ms": self.duration_ms}
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One card in full, as `cards show` shows it."""
+
+    listed: Listed
+    retrievability: float | None
+    reps: int
+    lapses: int
+    reviews: tuple[Logged, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        flags = self.listed.flags
+        return {
+            **self.listed.to_json(),
+            "retrievability": self.retrievability, "reps": self.reps, "lapses": self.lapses,
+            "buried_until": flags.buried_until.isoformat() if flags.buried(self.listed.now) else None,
+            "forgotten_at": flags.reset_at.isoformat() if flags.reset_at else None,
+            "reviews": [review.to_json() for review in self.reviews],
+        }
+
+
+def find(decks: Sequence[Deck], ref: str) -> Card:
+    """The card named `DECK/ID`; one line saying so otherwise."""
+    deck_id, _slash, card_id = ref.partition("/")
+    for deck in decks:
+        if deck.deck == deck_id:
+            for card in deck.cards:
+                if card.id == card_id:
+                    return card
+    raise StudytoolError(_("unknown card {ref!r}: name a card DECK/ID, as `studytool cards list` shows them").format(
+        ref=ref))
+
+
+def _flags_from_row(row: Any) -> Flags:
+    return Flags(
+        suspended=bool(row["suspended"]),
+        buried_until=parse_time(row["buried_until"]) if row["buried_until"] else None,
+        leech=bool(row["leech"]),
+        reset_at=parse_time(row["reset_at"]) if row["reset_at"] else None,
+    )
+
+
+def all_flags(store: Store) -> dict[str, Flags]:
+    return {row["key"]: _flags_from_row(row) for row in store.con.execute("SELECT * FROM card_flags")}
+
+
+def flags(store: Store, key: str) -> Flags:
+    row = store.con.execute("SELECT * FROM card_flags WHERE key = ?", (key,)).fetchone()
+    return _flags_from_row(row) if row else Flags()
+
+
+def hidden_keys(store: Store, now: datetime) -> set[str]:
+    """Cards a review must not show now: suspended, or buried until later."""
+    rows = store.con.execute("SELECT key FROM card_flags WHERE suspended = 1 OR buried_until > ?", (format_time(now),))
+    return {row[0] for row in rows}
+
+
+def _matches(card: Card, text: str) -> bool:
+    body = card.body
+    haystack = [card.key, card.topic, card.question, *card.tags, str(body.get("a", "")), str(body.get("answer", "")),
+                card.why or ""]
+    return any(text in field.casefold() for field in haystack)
+
+
+def _selected(listed: Listed, state: str | None, end_of_today: datetime) -> bool:
+    flags_, now = listed.flags, listed.now
+    if state is None or state in STATES:
+        return state is None or listed.state == state
+    if state == "suspended":
+        return flags_.suspended
+    if state == "buried":
+        return flags_.buried(now)
+    if state == "leech":
+        return flags_.leech
+    from studytool.study.stats import due_now   # "due": what a review would ask now
+
+    schedule = listed.schedule
+    return (schedule is not None and not flags_.suspended and not flags_.buried(now)
+            and due_now(schedule, now, end_of_today))
+
+
+def list_cards(store: Store, decks: Sequence[Deck], *, now: datetime, end_of_today: datetime,
+               deck_ids: Sequence[str] = (), topic: str | None = None, state: str | None = None,
+               search: str | None = None) -> list[Listed]:
+    """The cards of `deck_ids` (default: all) on `topic`, in one state, containing `search`; in deck order."""
+    from studytool.decks.select import plan
+
+    if state is not None and state not in FILTERS:
+        raise StudytoolError(_("unknown state {state!r}; states: {states}").format(state=state,
+                                                                                  states=", ".join(FILTERS)))
+    chosen = {posing.card.key for posing in plan(decks, deck_ids=deck_ids, topic=topic, seed=0)}
+    schedules, flagged = store.schedules(), all_flags(store)
+    text = search.casefold() if search else None
+    found = []
+    for deck in decks:
+        for card in deck.cards:
+            if card.key not in chosen or (text and not _matches(card, text)):
+                continue
+            listed = Listed(card, schedules.get(card.key), flagged.get(card.key, Flags()), now)
+            if _selected(listed, state, end_of_today):
+                found.append(listed)
+    return found
+
+
+def _counts(store: Store, key: str) -> tuple[int, int]:
+    """Reps (answers that moved the schedule) and lapses (Again on a review card) of one card."""
+    modes = ", ".join("?" * len(SCHEDULING_MODES))
+    row = store.con.execute(
+        f"SELECT count(*), coalesce(sum(rating = 1 AND json_extract(prior, '$.state') = {REVIEW_STATE}), 0)"
+        f" FROM reviews WHERE card = ? AND mode IN ({modes})", (key, *SCHEDULING_MODES)).fetchone()
+    return row[0], row[1]
+
+
+def retrievability(schedule: Schedule | None, parameters: Sequence[float], elapsed_days: int) -> float | None:
+    """FSRS-6's forgetting curve R = (1 + f·t/S)^-w20, f = 0.9^(-1/w20) - 1, at `elapsed_days` since the last review."""
+    if schedule is None or schedule.stability is None:
+        return None
+    decay = -parameters[20]
+    factor = 0.9 ** (1 / decay) - 1
+    return (1 + factor * elapsed_days / schedule.stability) ** decay
+
+
+def show(store: Store, card: Card, *, now: datetime, end_of_today: datetime, parameters: Sequence[float],
+         elapsed_days: int | None) -> Shown:
+    """One card with its memory state now and its whole history (`elapsed_days`: since its last review)."""
+    listed = Listed(card, store.schedule(card.key), flags(store, card.key), now)
+    rows = store.con.execute(
+        "SELECT time, mode, rating, correct, answer, duration_ms FROM reviews WHERE card = ? ORDER BY time, id",
+        (card.key,))
+    reviews = tuple(Logged(parse_time(r["time"]), r["mode"], r["rating"], bool(r["correct"]), r["answer"],
+                           r["duration_ms"]) for r in rows)
+    reps, lapses = _counts(store, card.key)
+    recall = retrievability(listed.schedule, parameters, elapsed_days) if elapsed_days is not None else None
+    return Shown(listed, recall, reps, lapses, reviews)
+
+
+# --- the learner's decisions ---------------------------------------------------
+
+
+def _write_flags(con: Any, keys: Sequence[str], values: dict[str, Any]) -> None:
+    columns = ", ".join(values)
+    marks = ", ".join("?" * len(values))
+    updates = ", ".join(f"{column} = excluded.{column}" for column in values)
+    con.executemany(f"INSERT INTO card_flags (key, {columns}) VALUES (?, {marks})"
+                    f" ON CONFLICT (key) DO UPDATE SET {updates}", [(key, *values.values()) for key in keys])
+
+
+def _set_flags(store: Store, keys: Sequence[str], **values: Any) -> None:
+    with store.transaction() as con:
+        _write_flags(con, keys, values)
+
+
+def suspend(store: Store, keys: Sequence[str]) -> None:
+    _set_flags(store, keys, suspended=1)
+
+
+def unsuspend(store: Store, keys: Sequence[str]) -> None:
+    """Back into reviews; a leech keeps its tag (as in Anki), so `--state leech` still finds it."""
+    _set_flags(store, keys, suspended=0, leech_review=None)
+
+
+def bury(store: Store, keys: Sequence[str], until: datetime) -> None:
+    """Out of reviews until `until` (the start of the next day)."""
+    _set_flags(store, keys, buried_until=format_time(until))
+
+
+def forget(store: Store, keys: Sequence[str], now: datetime) -> None:
+    """New again: the schedule goes, the history stays; unsuspended and unburied, as Anki's Forget leaves a card."""
+    with store.transaction() as con:
+        _write_flags(con, keys, {"suspended": 0, "buried_until": None, "leech_review": None,
+                                 "reset_at": format_time(now)})
+        con.executemany("DELETE FROM cards WHERE key = ?", [(key,) for key in keys])
+
+
+# --- leeches -------------------------------------------------------------------
+
+
+def note_lapse(store: Store, key: str, review_id: int, threshold: int) -> int | None:
+    """After answer `review_id`: if it was the lapse that makes the card a leech, tag and suspend the card.
+
+    Returns the card's lapses when it did (Anki: at the threshold, then every half threshold), else None.
+    """
+    row = store.con.execute("SELECT mode, rating, json_extract(prior, '$.state') FROM reviews WHERE id = ?",
+                            (review_id,)).fetchone()
+    if row is None or row[0] not in SCHEDULING_MODES or row[1] != 1 or row[2] != REVIEW_STATE:
+        return None
+    _reps, lapses = _counts(store, key)
+    if lapses < threshold or (lapses - threshold) % max(1, -(-threshold // 2)):   # half, rounded up
+        return None
+    _set_flags(store, [key], leech=1, suspended=1, leech_review=review_id)
+    return lapses
+
+
+def undo_lapse(store: Store, key: str, review_id: int, threshold: int) -> None:
+    """`:undo` of answer `review_id` (already deleted from the log): a leech it made is unmade."""
+    row = store.con.execute("SELECT leech_review FROM card_flags WHERE key = ?", (key,)).fetchone()
+    if row is None or row[0] != review_id:
+        return
+    _reps, lapses = _counts(store, key)
+    _set_flags(store, [key], suspended=0, leech_review=None, leech=int(lapses >= threshold))

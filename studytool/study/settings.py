@@ -1,0 +1,210 @@
+"""The learner's remembered settings (`studytool config`), with Anki's names for Anki's controls.
+
+Values are kept as canonical text in the store: `settings` for every deck,
+`deck_settings` for one deck's own value, as an Anki preset would hold it.
+A deck's value wins over the global one, which wins over the default. The day
+start is collection-wide in Anki, so it has no per-deck value here either.
+Every value is validated when set, with a one-line error naming the key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from studytool.errors import StudytoolError
+from studytool.i18n import _
+from studytool.study.store import Store
+
+_STEP = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _integer(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            number = int(text.strip())
+        except ValueError:
+            raise ValueError(_("a whole number from {low} to {high}").format(low=low, high=high)) from None
+        if not low <= number <= high:
+            raise ValueError(_("a whole number from {low} to {high}").format(low=low, high=high))
+        return number
+    return parse
+
+
+def _retention(text: str) -> float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        value = float("nan")
+    if not 0.7 <= value <= 0.99:  # Anki's bounds for desired retention
+        raise ValueError(_("a number from 0.7 to 0.99"))
+    return value
+
+
+def parse_steps(text: str) -> tuple[timedelta, ...]:
+    """Anki's step syntax: '1m 10m', '30s 1h 1d' (nothing: no steps)."""
+    steps = []
+    for token in text.replace(",", " ").split():
+        match = _STEP.match(token)
+        if not match or float(match[1]) <= 0:
+            raise ValueError(_("steps like '1m 10m' (units s, m, h, d)"))
+        steps.append(timedelta(seconds=float(match[1]) * _UNIT_SECONDS[match[2]]))
+    return tuple(steps)
+
+
+def format_steps(steps: tuple[timedelta, ...]) -> str:
+    """Each step in the largest unit that divides it ('600s' is '10m')."""
+    words = []
+    for step in steps:
+        seconds = step.total_seconds()
+        unit = next(u for u in "dhms" if seconds % _UNIT_SECONDS[u] == 0 or u == "s")
+        words.append(f"{seconds / _UNIT_SECONDS[unit]:g}{unit}")
+    return " ".join(words)
+
+
+def default_parameters() -> tuple[float, ...]:
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    return tuple(DEFAULT_PARAMETERS)
+
+
+def parse_parameters(text: str) -> tuple[float, ...]:
+    """The 21 FSRS-6 weights, separated by commas or spaces, each within FSRS's bounds."""
+    from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
+
+    try:
+        values = tuple(float(word) for word in text.replace(",", " ").split())
+    except ValueError:
+        raise ValueError(_("21 numbers separated by commas or spaces")) from None
+    if len(values) != len(LOWER_BOUNDS_PARAMETERS):
+        raise ValueError(_("21 numbers separated by commas or spaces"))
+    for index, (value, low, high) in enumerate(zip(values, LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS)):
+        if not low <= value <= high:
+            raise ValueError(_("within FSRS's bounds (w{index} from {low} to {high}, got {value})").format(
+                index=index, low=low, high=high, value=value))
+    return values
+
+
+def format_parameters(values: tuple[float, ...]) -> str:
+    return ", ".join(f"{value:.4f}" for value in values)  # Anki shows and stores the weights to 4 places
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+    default: Callable[[], Any]
+    parse: Callable[[str], Any]      # text -> value; ValueError says what is expected
+    format: Callable[[Any], str]     # value -> canonical text (what is stored)
+    per_deck: bool
+    help: Callable[[], str]          # called when shown, so that it speaks the interface language
+
+
+KEYS: dict[str, Key] = {key.name: key for key in (
+    Key("new_per_day", lambda: 20, _integer(0, 9999), str, True,
+        lambda: _("New cards a deck introduces per day.")),
+    Key("max_reviews_per_day", lambda: 200, _integer(0, 99999), str, True,
+        lambda: _("Most review cards a deck shows per day.")),
+    Key("retention", lambda: 0.9, _retention, str, True,
+        lambda: _("Desired retention: the recall probability FSRS aims for.")),
+    Key("day_start", lambda: 4, _integer(0, 23), str, False,
+        lambda: _("Hour (local time) at which the next day starts.")),
+    Key("leech_threshold", lambda: 8, _integer(1, 99), str, True,
+        lambda: _("Lapses after which a card is a leech (suspended).")),
+    Key("learning_steps", lambda: parse_steps("1m 10m"), parse_steps, format_steps, True,
+        lambda: _("Steps of a new card before it graduates.")),
+    Key("relearning_steps", lambda: parse_steps("10m"), parse_steps, format_steps, True,
+        lambda: _("Steps of a forgotten card before it is a review card again.")),
+    Key("parameters", default_parameters, parse_parameters, format_parameters, True,
+        lambda: _("The 21 FSRS weights (`studytool optimize` fits them to your reviews).")),
+)}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One setting as `config` shows it: its value for the deck asked for and where the value comes from."""
+
+    key: str
+    value: Any
+    default: Any
+    source: str                 # "default", "global" or "deck"
+    deck: str | None
+    per_deck: bool
+
+    def text(self) -> str:
+        return KEYS[self.key].format(self.value)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "value": _json(self.key, self.value), "default": _json(self.key, self.default),
+                "source": self.source, "deck": self.deck, "per_deck": self.per_deck}
+
+
+def _json(name: str, value: Any) -> Any:
+    if name.endswith("_steps"):
+        return format_steps(value)
+    return list(value) if isinstance(value, tuple) else value
+
+
+def key(name: str, deck: str | None = None) -> Key:
+    """The key called `name`; one line naming the known keys otherwise, or when it has no per-deck value."""
+    if name not in KEYS:
+        raise StudytoolError(_("unknown setting {name!r}; settings: {names}").format(name=name, names=", ".join(KEYS)))
+    if deck is not None and not KEYS[name].per_deck:
+        raise StudytoolError(_("{name} is one value for every deck (as in Anki); drop --deck").format(name=name))
+    return KEYS[name]
+
+
+def _stored(store: Store, name: str, deck: str | None) -> tuple[str, str] | None:
+    if deck is not None and KEYS[name].per_deck:
+        row = store.con.execute("SELECT value FROM deck_settings WHERE deck = ? AND name = ?", (deck, name)).fetchone()
+        if row:
+            return row[0], "deck"
+    row = store.con.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()
+    return (row[0], "global") if row else None
+
+
+def entry(store: Store, name: str, deck: str | None = None) -> Entry:
+    spec = key(name)
+    stored = _stored(store, name, deck)
+    default = spec.default()
+    value, source = (spec.parse(stored[0]), stored[1]) if stored else (default, "default")
+    return Entry(name, value, default, source, deck, spec.per_deck)
+
+
+def get(store: Store, name: str, deck: str | None = None) -> Any:
+    """The value in force for `deck` (or for every deck): the deck's own, else the global one, else the default."""
+    return entry(store, name, deck).value
+
+
+def entries(store: Store, deck: str | None = None) -> list[Entry]:
+    return [entry(store, name, deck) for name in KEYS]
+
+
+def put(store: Store, name: str, text: str, deck: str | None = None) -> Entry:
+    """Validate and remember one value (for `deck` only, when given)."""
+    spec = key(name, deck)
+    try:
+        value = spec.parse(text)
+    except ValueError as error:
+        raise StudytoolError(_("{name} must be {expected}").format(name=name, expected=error)) from None
+    with store.transaction() as con:
+        if deck is None:
+            con.execute("INSERT OR REPLACE INTO settings (name, value) VALUES (?, ?)", (name, spec.format(value)))
+        else:
+            con.execute("INSERT OR REPLACE INTO deck_settings (deck, name, value) VALUES (?, ?, ?)",
+                        (deck, name, spec.format(value)))
+    return entry(store, name, deck)
+
+
+def reset(store: Store, name: str, deck: str | None = None) -> Entry:
+    """Forget a remembered value: a deck's own value (then the global one applies), or the global one."""
+    key(name, deck)
+    with store.transaction() as con:
+        if deck is None:
+            con.execute("DELETE FROM settings WHERE name = ?", (name,))
+        else:
+            con.execute("DELETE FROM deck_settings WHERE deck = ? AND name = ?", (deck, name))
+    return entry(store, name, deck)

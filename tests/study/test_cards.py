@@ -1,0 +1,75 @@
+"""The card flags under `studytool cards`: suspend, bury, forget, hidden from review; Anki's leech rule."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from studytool.study import cards
+from studytool.study.store import Answer, Schedule
+
+T0 = datetime(2026, 3, 2, 8, 0, tzinfo=timezone.utc)
+
+
+def answer(store, key, rating, when, state):
+    """Log one review answer of `key` and leave it in `state` (the schedule before it is its prior)."""
+    return store.record(
+        Answer(card=key, topic="t", mode="review", rating=rating, correct=rating > 1, answer="x", seed=None,
+               params={}, duration_ms=5, time=when),
+        lambda prior: Schedule(state=state, step=None, stability=2.0, difficulty=5.0, due=when + timedelta(days=1),
+                               last_review=when))
+
+
+def test_suspended_and_buried_cards_are_hidden_until_the_bury_ends(store):
+    cards.suspend(store, ["d/a"])
+    cards.bury(store, ["d/b"], until=T0 + timedelta(hours=20))
+    assert cards.hidden_keys(store, T0) == {"d/a", "d/b"}
+    assert cards.hidden_keys(store, T0 + timedelta(hours=20)) == {"d/a"}
+    cards.unsuspend(store, ["d/a"])
+    assert cards.hidden_keys(store, T0) == {"d/b"}
+
+
+def test_forget_makes_a_card_new_and_keeps_its_history(store):
+    answer(store, "d/a", 3, T0, state=2)
+    cards.suspend(store, ["d/a"])
+    cards.forget(store, ["d/a"], T0 + timedelta(days=1))
+    assert store.schedule("d/a") is None
+    assert store.answers_total() == 1
+    flags = cards.flags(store, "d/a")
+    assert not flags.suspended and flags.reset_at == T0 + timedelta(days=1)
+
+
+def lapses_until_leech(store, threshold):
+    """Again on a review card, over and over: the lapse counts at which the card turned leech."""
+    leeched = []
+    for lapse in range(1, 3 * threshold + 1):
+        when = T0 + timedelta(days=2 * lapse)
+        answer(store, "d/a", 3, when, state=2)                       # relearned: a review card again
+        review_id = answer(store, "d/a", 1, when + timedelta(hours=1), state=3)
+        if cards.note_lapse(store, "d/a", review_id, threshold) is not None:
+            leeched.append(lapse)
+    return leeched
+
+
+@pytest.mark.parametrize("threshold, expected", [(8, [8, 12, 16, 20, 24]), (3, [3, 5, 7, 9]), (1, [1, 2, 3])])
+def test_leech_at_the_threshold_then_every_half_threshold_rounded_up(store, threshold, expected):
+    """Anki's rslib `leech_threshold_met`: lapses >= t and (lapses - t) % ceil(t/2) == 0."""
+    assert lapses_until_leech(store, threshold) == expected
+    flags = cards.flags(store, "d/a")
+    assert flags.leech and flags.suspended
+
+
+def test_again_on_a_learning_card_is_no_lapse(store):
+    for day in range(10):
+        review_id = answer(store, "d/a", 1, T0 + timedelta(days=day), state=1)   # prior: new, then learning
+        assert cards.note_lapse(store, "d/a", review_id, 1) is None
+
+
+def test_undo_of_the_leech_answer_unmakes_the_leech(store):
+    lapses_until_leech(store, 8)   # leech at 8, 12, 16, 20, 24 lapses: the last answer made it one again
+    last = store.con.execute("SELECT max(id) FROM reviews").fetchone()[0]
+    store.undo(last)
+    cards.undo_lapse(store, "d/a", last, 8)
+    flags = cards.flags(store, "d/a")
+    assert not flags.suspended and flags.leech   # 23 lapses: unsuspended, still a leech by count
