@@ -9,14 +9,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 from studytool.decks.model import Deck
-from studytool.study.store import Schedule, Store
+from studytool.study.store import Schedule, Store, format_time
 
 WINDOW_DAYS = 30       # retention and weakest topics look this far back
 CHART_DAYS = 14        # answers per day and the due forecast
+CALENDAR_WEEKS = 26    # the study calendar and true retention by week
+FORECAST_DAYS = 30     # the due forecast drawn as a chart
 WEAKEST_SHOWN = 3
 REVIEW_STATE = 2       # fsrs.State.Review
 
@@ -65,6 +67,17 @@ class DeckCounts:
 
 
 @dataclass(frozen=True)
+class WeekRetention:
+    week: date        # its Monday
+    reviews: int      # answers on cards already in Review state
+    recalled: int
+
+    def to_json(self) -> dict[str, Any]:
+        share = self.recalled / self.reviews if self.reviews else None
+        return {"week": self.week.isoformat(), "reviews": self.reviews, "recalled": self.recalled, "retention": share}
+
+
+@dataclass(frozen=True)
 class Stats:
     decks: tuple[DeckCounts, ...]
     answers_total: int
@@ -73,6 +86,9 @@ class Stats:
     answers_per_day: tuple[tuple[date, int], ...]   # the last 14 days, oldest first
     forecast: tuple[tuple[date, int], ...]          # cards due on each of the next 14 days (overdue: today)
     weakest: tuple[TopicScore, ...]
+    calendar: tuple[tuple[date, int], ...] = ()         # answers per day, the last 26 weeks, oldest first
+    forecast_30d: tuple[tuple[date, int], ...] = ()     # as `forecast`, over 30 days
+    retention_by_week: tuple[WeekRetention, ...] = ()   # the weeks of the calendar, oldest first
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -83,7 +99,44 @@ class Stats:
             "answers_per_day": {day.isoformat(): n for day, n in self.answers_per_day},
             "forecast": {day.isoformat(): n for day, n in self.forecast},
             "weakest_topics": [score.to_json() for score in self.weakest],
+            "calendar": {day.isoformat(): n for day, n in self.calendar},
+            "forecast_30d": {day.isoformat(): n for day, n in self.forecast_30d},
+            "retention_by_week": [week.to_json() for week in self.retention_by_week],
         }
+
+
+# Answers per quarter hour (UTC), with the true-retention counts: quarter hours, not days, because the
+# learner's day boundary need not fall on a UTC hour (+05:45) and moves with daylight saving time.
+_QUARTER_HOURS = (
+    "SELECT substr(time, 1, 14) || printf('%02d', CAST(substr(time, 15, 2) AS INTEGER) / 15 * 15) AS quarter,"
+    " count(*),"
+    " sum(CASE WHEN mode = 'review' THEN json_extract(prior, '$.state') = ? ELSE 0 END),"
+    " sum(CASE WHEN mode = 'review' AND correct THEN json_extract(prior, '$.state') = ? ELSE 0 END)"
+    " FROM reviews WHERE time >= ? GROUP BY quarter"
+)
+
+
+def _history(store: Store, now: datetime) -> tuple[tuple[tuple[date, int], ...], tuple[WeekRetention, ...]]:
+    """Answers per day and true retention per week over the last CALENDAR_WEEKS weeks, counted by SQLite."""
+    today = now.date()
+    first = today - timedelta(days=7 * CALENDAR_WEEKS - 1)
+    since = datetime.combine(first, datetime.min.time(), now.tzinfo).astimezone(timezone.utc)
+    per_day: Counter = Counter()
+    reviews: Counter = Counter()
+    recalled: Counter = Counter()
+    for quarter, answers, in_review, right in store.con.execute(
+            _QUARTER_HOURS, (REVIEW_STATE, REVIEW_STATE, format_time(since))):
+        day = datetime.fromisoformat(quarter + ":00+00:00").astimezone(now.tzinfo).date()
+        if not first <= day <= today:
+            continue  # a quarter hour that starts before local midnight of the first day
+        week = day - timedelta(days=day.weekday())
+        per_day[day] += answers
+        reviews[week] += in_review or 0
+        recalled[week] += right or 0
+    dates = [first + timedelta(days=d) for d in range((today - first).days + 1)]
+    days = tuple((day, per_day[day]) for day in dates)
+    mondays = sorted({day - timedelta(days=day.weekday()) for day in dates})
+    return days, tuple(WeekRetention(week, reviews[week], recalled[week]) for week in mondays)
 
 
 def compute_stats(store: Store, decks: Sequence[Deck], now: datetime) -> Stats:
@@ -112,6 +165,7 @@ def compute_stats(store: Store, decks: Sequence[Deck], now: datetime) -> Stats:
     topic_of = {card.key: card.topic for deck in decks for card in deck.cards}
     topics = [(row.topic or topic_of[row.card], row.correct) for row in log if row.topic or row.card in topic_of]
     days = [today + timedelta(days=offset) for offset in range(-CHART_DAYS + 1, 1)]
+    calendar, by_week = _history(store, now)
     return Stats(
         decks=tuple(counts),
         answers_total=store.answers_total(),
@@ -120,4 +174,7 @@ def compute_stats(store: Store, decks: Sequence[Deck], now: datetime) -> Stats:
         answers_per_day=tuple((day, per_day[day]) for day in days),
         forecast=tuple((today + timedelta(days=d), forecast[d]) for d in range(CHART_DAYS)),
         weakest=tuple(weakest_topics(topics)),
+        calendar=calendar,
+        forecast_30d=tuple((today + timedelta(days=d), forecast[d]) for d in range(FORECAST_DAYS)),
+        retention_by_week=by_week,
     )

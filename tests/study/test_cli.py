@@ -82,7 +82,7 @@ def test_review_new_limit_per_day_and_stats(env):
     drill = next(d for d in doc["decks"] if d["deck"] == "drill")
     assert (drill["new"], drill["learning"], drill["review"]) == (1, 5, 0)
     screen = invoke([*args, "stats"]).stdout
-    assert "Due in the next 14 days" in screen and "█" in screen
+    assert "Due in the next 30 days" in screen and "█" in screen
 
 
 def test_review_recall_takes_two_lines_and_missed_card_returns(env):

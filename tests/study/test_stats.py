@@ -84,3 +84,34 @@ def test_empty_database(store):
 def test_weakest_topics_order():
     answers = [("a", True), ("a", False), ("b", False), ("c", True), ("d", False), ("d", False)]
     assert [s.topic for s in weakest_topics(answers)] == ["d", "b", "a"]  # 0/2 before 0/1, then 1/2; c has no miss
+
+
+def test_calendar_counts_every_answer_of_the_last_26_weeks(store):
+    stats = compute_stats(store, build(store), T0)
+    calendar = dict(stats.calendar)
+    assert len(calendar) == 26 * 7 and max(calendar) == T0.date()
+    assert calendar[T0.date() - timedelta(days=40)] == 1   # older than the 30-day window, inside 26 weeks
+    assert sum(calendar.values()) == 8
+    assert stats.to_json()["calendar"][T0.date().isoformat()] == 4
+
+
+def test_retention_by_week_and_the_30_day_forecast(store):
+    stats = compute_stats(store, build(store), T0)
+    # T0 is Sunday 2026-03-01: the three review-state answers of d/a fall in the week of Monday 02-23
+    weeks = {week.week.isoformat(): week.to_json() for week in stats.retention_by_week}
+    assert weeks["2026-02-23"] == {"week": "2026-02-23", "reviews": 3, "recalled": 2, "retention": 2 / 3}
+    assert sum(week.reviews for week in stats.retention_by_week) == 3
+    assert weeks["2026-02-16"]["retention"] is None
+    forecast = dict(stats.forecast_30d)
+    assert len(forecast) == 30 and dict(stats.forecast) == {d: n for d, n in forecast.items() if d in dict(stats.forecast)}
+
+
+def test_calendar_days_are_the_learners_days_at_a_quarter_hour_offset(store):
+    from datetime import datetime, timezone
+    from zoneinfo import ZoneInfo
+
+    kathmandu = ZoneInfo("Asia/Kathmandu")  # UTC+05:45: the day starts at 18:15 UTC
+    answer(store, "d/a", "softmax", datetime(2026, 2, 27, 18, 10, tzinfo=timezone.utc))  # 23:55 on the 27th
+    answer(store, "d/a", "softmax", datetime(2026, 2, 27, 18, 20, tzinfo=timezone.utc))  # 00:05 on the 28th
+    calendar = dict(compute_stats(store, [], T0.astimezone(kathmandu)).calendar)
+    assert calendar[T0.date() - timedelta(days=2)] == 1 and calendar[T0.date() - timedelta(days=1)] == 1

@@ -23,7 +23,6 @@ from studytool.cli.render.common import Prose, emit
 from studytool.study.session import Outlook, Progress, Result, Summary
 from studytool.study.stats import Stats, TopicScore
 
-BAR_WIDTH = 40
 TITLE_MARGIN = 6       # a panel title sits between "╭─ " and " ─╮"
 INDENT = (0, 0, 0, 2)  # solution steps sit under their heading, wrapped lines too
 
@@ -147,9 +146,9 @@ class TerminalView:
             self.show_notice(str(error))
 
 
-def outlook_text(outlook: Outlook) -> str:
-    """Why there is nothing to review: when the next card is due, and what the new-card limit leaves."""
-    sentences = [_("Nothing to review now.")]
+def outlook_text(outlook: Outlook, *, asked: bool = False) -> str:
+    """When cards come back: the next one, tomorrow's and the week's; with nothing `asked`, also why and new cards."""
+    sentences = [] if asked else [_("Nothing to review now.")]
     if outlook.next_due is not None:
         due = outlook.next_due.astimezone(outlook.now.tzinfo)
         if due.date() == outlook.now.date():
@@ -158,16 +157,18 @@ def outlook_text(outlook: Outlook) -> str:
         else:
             sentences.append(_("Next card due {date} at {time}.").format(
                 date=due.date().isoformat(), time=due.strftime("%H:%M")))
-    if outlook.new_unseen == 0:
+    sentences.append(_("Due tomorrow: {tomorrow}; in the next 7 days: {week}.").format(
+        tomorrow=outlook.due_tomorrow, week=outlook.due_week))
+    if not asked and outlook.new_unseen == 0:
         sentences.append(_("No new cards left in these decks."))
-    else:
+    elif not asked:
         sentences.append(_("New cards: {left} of {limit} left today (use --new N for more).").format(
             left=outlook.new_left, limit=outlook.new_limit))
     return " ".join(sentences).replace("。 ", "。")  # Chinese sentences follow each other without a space
 
 
 def show_summary(console: Console, summary: Summary) -> None:
-    if summary.outlook is not None:
+    if summary.outlook is not None and not summary.answered:
         emit(console, Prose(escape(outlook_text(summary.outlook))))
         return
     emit(console)
@@ -179,6 +180,8 @@ def show_summary(console: Console, summary: Summary) -> None:
     )
     if summary.seed is not None:
         emit(console, _("Replay this quiz with --seed {seed}").format(seed=summary.seed))
+    if summary.outlook is not None:
+        emit(console, Prose(escape(outlook_text(summary.outlook, asked=True))))
     weakest = summary.weakest()
     if weakest:
         emit(console, f"[bold]{_('Weakest topics')}:[/]")
@@ -197,8 +200,24 @@ def _show_scores(console: Console, scores: Sequence[TopicScore]) -> None:
             emit(console, f"[cyan]{escape(score.command[start:start + console.width])}[/]")
 
 
-def _bar(count: int, most: int) -> str:
-    return "█" * (round(BAR_WIDTH * count / most) if most else 0) or ("▏" if count else "")
+def _show_pictures(console: Console, stats: Stats) -> None:
+    """The study calendar, the 30-day forecast and true retention by week (pictures.py draws them)."""
+    from studytool.cli.render.pictures import BarList, Calendar, ColumnChart
+
+    if stats.calendar:
+        emit(console, f"\n[bold]{_('Study calendar: answers per day, last 26 weeks')}[/]")
+        emit(console, Calendar(stats.calendar))
+    if stats.forecast_30d:
+        emit(console, f"\n[bold]{_('Due in the next 30 days')}[/]")
+        emit(console, ColumnChart([n for _day, n in stats.forecast_30d],
+                                  [day.strftime("%m-%d") for day, _n in stats.forecast_30d]))
+    weeks = [week for week in stats.retention_by_week if week.reviews]
+    emit(console, f"\n[bold]{_('True retention by week')}[/]")
+    if not weeks:
+        emit(console, f"[dim]{escape(_('No answers on cards in review in the last 26 weeks.'))}[/]")
+        return
+    emit(console, BarList([(week.week.isoformat(), week.recalled / week.reviews, f"{week.recalled}/{week.reviews}")
+                           for week in weeks]))
 
 
 def show_stats(console: Console, stats: Stats) -> None:
@@ -214,15 +233,7 @@ def show_stats(console: Console, stats: Stats) -> None:
         f"[bold]{_('Answers recorded')}:[/] {stats.answers_total}   "
         f"[bold]{_('True retention (30 days)')}:[/] {retention} ({stats.retention_reviews} {_('reviews')})"
     )
-    most = max((n for _day, n in stats.answers_per_day), default=0)
-    if most:
-        emit(console, f"\n[bold]{_('Answers per day')}[/]")
-        for day, count in stats.answers_per_day:
-            emit(console, f"  {day.isoformat()} {count:>5} [green]{_bar(count, most)}[/]")
-    most = max((n for _day, n in stats.forecast), default=0)
-    emit(console, f"\n[bold]{_('Due in the next 14 days')}[/]")
-    for day, count in stats.forecast:
-        emit(console, f"  {day.isoformat()} {count:>5} [cyan]{_bar(count, most)}[/]")
+    _show_pictures(console, stats)
     if stats.weakest:
         emit(console, f"\n[bold]{_('Weakest topics (30 days)')}[/]")
         _show_scores(console, stats.weakest)
