@@ -41,6 +41,7 @@ cards:
     source: 讲义 p5
     statement: 原始论文的位置编码是学出来的参数。
     answer: false
+    opposite: 原始论文的位置编码是固定的正弦/余弦函数，不是学出来的参数。
     why: 原始论文用固定的正弦/余弦函数。
   - id: block-order
     kind: order
@@ -145,7 +146,7 @@ def test_back_carries_answer_why_solution_and_source(decks, tmp_path):
     notes = {f[5].split(" ")[0]: (tags, f) for _, tags, f in
              notes_by_guid(read_collection(tmp_path / "b.apkg", tmp_path)).values()}
     question, answer, why, solution, source, _ = notes["demo-export/norm-pick"][1]
-    assert "A. BatchNorm" in question and "B. LayerNorm" in question and "C. GroupNorm" in question
+    assert all(f". {option}" in question for option in ("BatchNorm", "LayerNorm", "GroupNorm"))   # shuffled
     assert "LayerNorm" in answer and "BatchNorm" not in answer
     assert "序列长度不一" in why
     assert source == "讲义 p20"
@@ -176,7 +177,7 @@ def test_csv_is_utf8_with_bom_and_one_row_per_card(decks, tmp_path):
     assert len(rows) == FIXED + GENERATED
     pick = next(r for r in rows if r["id"] == "norm-pick")
     assert pick["tags"] == "self-test mistake"
-    assert "B. LayerNorm" in pick["answer"]
+    assert ". LayerNorm" in pick["answer"] and "BatchNorm" not in pick["answer"]
     assert "序列长度不一" in pick["why"]
 
 

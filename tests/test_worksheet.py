@@ -21,7 +21,8 @@ HAND_MADE = Deck("hand", "Hand-made", "tests", (
          body={"generator": "layer_norm", "params": {"size": 4, "ask": "output"}, "example": {"x": [2, 4, 6, 8]}}),
     Card("hand", "shapes", "generated", "multi-head", body={"generator": "multi_head_shapes"}),
     Card("hand", "tf", "truefalse", "layernorm", why="LN 不看 batch。",
-         body={"statement": "LayerNorm 的统计量跨 batch 计算。", "answer": False}),
+         body={"statement": "LayerNorm 的统计量跨 batch 计算。", "answer": False,
+               "opposite": "LayerNorm 的统计量只在单个样本内计算。"}),
     Card("hand", "recall", "recall", "residual", body={"q": "残差连接为什么要相加？", "a": "梯度有一条恒等路径。"}),
     Card("hand", "order", "order", "encoder-block",
          body={"q": "encoder block 的顺序？", "items": ["self-attention", "add & norm", "FFN", "add & norm（第二次）"]}),
@@ -59,7 +60,8 @@ def test_hand_made_cards_of_every_kind():
                      "hand/tf": ("truefalse", "choice"), "hand/recall": ("recall", "recall"),
                      "hand/order": ("order", "sequence")}
     by_card = {item.card: item for item in sheet.items}
-    assert by_card["hand/tf"].answer == "B" and by_card["hand/tf"].why == "LN 不看 batch。"
+    true_form = by_card["hand/tf"].prompt == "LayerNorm 的统计量只在单个样本内计算。"   # a showing states one form
+    assert by_card["hand/tf"].answer == ("A" if true_form else "B") and by_card["hand/tf"].why == "LN 不看 batch。"
     assert by_card["hand/recall"].answer == "梯度有一条恒等路径。"
     assert by_card["hand/ln"].solution  # worked steps
 
@@ -136,7 +138,8 @@ def rendered_text(markdown: str) -> tuple[str, set[str]]:
 
 TRICKY = Deck("tricky", "Markdown-significant text", "tests", (
     Card("tricky", "tokens", "truefalse", "teacher-forcing", why="标签以 <eos> 结尾，输入以 <s> 开头。",
-         body={"statement": "decoder 输入是 <s> 我 爱 AI <eos>，其中 d_model * 2 | _x_ 不变。", "answer": False}),
+         body={"statement": "decoder 输入是 <s> 我 爱 AI <eos>，其中 d_model * 2 | _x_ 不变。", "answer": False,
+               "opposite": "decoder 输入是 <s> 我 爱 AI，其中 d_model * 2 | _x_ 不变。"}),
     Card("tricky", "choice", "choice", "teacher-forcing",
          body={"q": "decoder 的输入？", "options": ["<s> 我 爱 AI", "我 爱 AI <eos>", "**粗** ~~删~~"], "answer": "A"}),
 ))

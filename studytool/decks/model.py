@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import zlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
@@ -37,10 +39,14 @@ class Card:
         A generated card draws from its generator with
         `numpy.random.default_rng(seed)` and its `params`; `seed=None` poses the
         notes' own numbers (`example` merged over `params`, drawn with seed 0).
-        An order card shows its items shuffled by the seed (None: a fixed
-        shuffle). Other fixed cards are the same for every seed.
+        The seed also lays out a fixed card: a choice card's options are shuffled
+        (pinned ones stay in place), a true/false card shows its true or its false
+        form, an order card its items shuffled; `params` records the layout
+        (`order`, `form`) so the log can replay it. `seed=None` lays a card out by
+        its key: the same for every run, yet different from card to card.
         """
-        return replace(_POSE[self.kind](self.body, seed), seed=seed)
+        layout = seed if seed is not None else zlib.crc32(self.key.encode())
+        return replace(_POSE[self.kind](self.body, seed, layout), seed=seed)
 
     @property
     def question(self) -> str:
@@ -52,7 +58,7 @@ class Card:
         return self.body.get("q") or self.body["statement"]
 
 
-FLOAT_TOLERANCE = Tolerance(abs=5e-5)   # 4 decimals
+FLOAT_TOLERANCE = Tolerance(abs=1e-4)   # 4 decimals: the one policy, fixed and generated alike
 
 
 def _numeric_tolerance(body: dict[str, Any], values: list[int | float]) -> Tolerance | None:
@@ -66,35 +72,52 @@ def _letters(answer: str | list[str]) -> frozenset[int]:
     return frozenset("ABCDEFGH".index(letter) for letter in ([answer] if isinstance(answer, str) else answer))
 
 
-def _pose_recall(body: dict[str, Any], seed: int | None) -> Variant:
+def _pose_recall(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
     return Variant(prompt=body["q"], kind="recall", answer=body["a"])
 
 
-def _pose_choice(body: dict[str, Any], seed: int | None) -> Variant:
-    return Variant(prompt=body["q"], kind="choice", answer=_letters(body["answer"]), options=tuple(body["options"]))
+def shuffled_order(n: int, pinned: frozenset[int], layout: int) -> list[int]:
+    """order[shown position] = written index: the unpinned options permuted by `layout`, pinned ones in place."""
+    free = [i for i in range(n) if i not in pinned]
+    moved = random.Random(layout).sample(free, len(free))   # stdlib: a fixed card needs no NumPy
+    order = list(range(n))
+    for slot, index in zip(free, moved):
+        order[slot] = index
+    return order
 
 
-def _pose_truefalse(body: dict[str, Any], seed: int | None) -> Variant:
-    return Variant(prompt=body["statement"], kind="choice", answer=frozenset({0 if body["answer"] else 1}),
-                   options=TRUE_FALSE)
+def _pose_choice(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
+    written = body["options"]
+    order = shuffled_order(len(written), _letters(body.get("pin", [])), layout)
+    right = _letters(body["answer"])
+    return Variant(prompt=body["q"], kind="choice", answer=frozenset(order.index(i) for i in right),
+                   options=tuple(written[i] for i in order), params={"order": order})
 
 
-def _pose_number(body: dict[str, Any], seed: int | None) -> Variant:
+def _pose_truefalse(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
+    # half the showings state the written statement, half its opposite, so 错 is no safe bet
+    shown_true = random.Random(layout).random() < 0.5
+    statement = body["statement"] if shown_true == body["answer"] else body["opposite"]
+    return Variant(prompt=statement, kind="choice", answer=frozenset({0 if shown_true else 1}),
+                   options=TRUE_FALSE, params={"form": "true" if shown_true else "false"})
+
+
+def _pose_number(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
     answer = body["answer"]
     return Variant(prompt=body["q"], kind="scalar", answer=answer, tolerance=_numeric_tolerance(body, [answer]))
 
 
-def _pose_vector(body: dict[str, Any], seed: int | None) -> Variant:
+def _pose_vector(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
     answer = body["answer"]
     return Variant(prompt=body["q"], kind="vector", answer=tuple(float(v) for v in answer),
                    tolerance=_numeric_tolerance(body, answer))
 
 
-def _pose_shape(body: dict[str, Any], seed: int | None) -> Variant:
+def _pose_shape(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
     return Variant(prompt=body["q"], kind="shape", answer=tuple(body["answer"]))
 
 
-def _pose_order(body: dict[str, Any], seed: int | None) -> Variant:
+def _pose_order(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
     import numpy as np
 
     items = body["items"]
@@ -103,10 +126,10 @@ def _pose_order(body: dict[str, Any], seed: int | None) -> Variant:
         shown = shown[1:] + shown[:1]
     # answer: the shown positions of the items, in the right order
     return Variant(prompt=body["q"], kind="sequence", answer=tuple(shown.index(i) for i in range(len(items))),
-                   options=tuple(items[i] for i in shown))
+                   options=tuple(items[i] for i in shown), params={"order": shown})
 
 
-def _pose_generated(body: dict[str, Any], seed: int | None) -> Variant:
+def _pose_generated(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
     import numpy as np
 
     from studytool.problems import registry

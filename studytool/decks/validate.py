@@ -245,8 +245,9 @@ REQUIRED_COMMON = ("id", "kind", "topic")
 KINDS: dict[str, tuple[dict[str, Callable[[Node], Any]], tuple[str, ...]]] = {
     # kind: (its own fields and their converters, the required ones)
     "recall": ({"q": text, "a": text}, ("q", "a")),
-    "choice": ({"q": text, "options": options, "answer": letters}, ("q", "options", "answer")),
-    "truefalse": ({"statement": text, "answer": boolean}, ("statement", "answer", "why")),
+    "choice": ({"q": text, "options": options, "answer": letters, "pin": letters}, ("q", "options", "answer")),
+    # both forms: a showing states one of them, so always answering 错 (or 对) scores half
+    "truefalse": ({"statement": text, "answer": boolean, "opposite": text}, ("statement", "answer", "opposite", "why")),
     "number": ({"q": text, "answer": number, "tolerance": tolerance}, ("q", "answer")),
     "vector": ({"q": text, "answer": numbers, "tolerance": tolerance}, ("q", "answer")),
     "shape": ({"q": text, "answer": shape}, ("q", "answer")),
@@ -258,8 +259,10 @@ ANY_KIND = frozenset(field for fields in KNOWN.values() for field in fields)
 # Said when a card has a field of another kind: where this kind keeps its question and answer.
 KIND_FIELDS = {
     "recall": "recall cards have 'q' and the reference answer 'a'",
-    "choice": "choice cards have 'q', 'options' and 'answer' (a letter, or a list of letters)",
-    "truefalse": "truefalse cards have 'statement', 'answer' (true or false) and 'why'; no 'q'",
+    "choice": "choice cards have 'q', 'options', 'answer' (a letter, or a list of letters) and an optional 'pin' "
+              "(letters of options that stay in place when the options are shuffled)",
+    "truefalse": "truefalse cards have 'statement', 'answer' (true or false), 'opposite' (the statement with the "
+                 "other truth value) and 'why'; no 'q'",
     "number": "number cards have 'q', 'answer' (a number) and an optional 'tolerance'",
     "vector": "vector cards have 'q', 'answer' (a list of numbers) and an optional 'tolerance'",
     "shape": "shape cards have 'q' and 'answer' (a list of positive integers)",
@@ -462,10 +465,23 @@ def _check_letters(pairs: dict[str, Node], values: dict[str, Any], report: _Prob
     if answer is None or opts is None:
         return
     last = LETTERS[len(opts) - 1]
-    for letter in [answer] if isinstance(answer, str) else answer:
-        if LETTERS.index(letter) >= len(opts):
-            report.add(pairs["answer"], _("answer {letter} is not among the {n} options (A to {last})").format(
-                letter=letter, n=len(opts), last=last), label)
+    for field in ("answer", "pin"):
+        given = values.get(field) or []
+        for letter in [given] if isinstance(given, str) else given:
+            if LETTERS.index(letter) >= len(opts):
+                report.add(pairs[field], _("{field} {letter} is not among the {n} options (A to {last})").format(
+                    field=field, letter=letter, n=len(opts), last=last), label)
+    pinned = values.get("pin") or []
+    for index, option in enumerate(opts):
+        if REFERS_TO_OTHERS.search(option) and LETTERS[index] not in pinned:
+            report.add(pairs["options"], _("option {letter} ({option!r}) speaks of the other options: pin it "
+                                           "(pin: [{letter}]) so shuffling keeps it in place").format(
+                letter=LETTERS[index], option=option), label)
+
+
+# Options like 以上都对 / none of the above only make sense in their written place.
+REFERS_TO_OTHERS = re.compile(r"(?:以上|上述|前面)(?:都|皆|均|全|各项|选项|几项|三项)|of the above|other options",
+                              re.IGNORECASE)
 
 
 def _check_generator(pairs: dict[str, Node], values: dict[str, Any], report: _Problems, label: str) -> None:

@@ -54,6 +54,9 @@ def test_broken_decks_fail_the_schema_too(name):
     ({"id": "a", "kind": "choice", "topic": "softmax", "q": "Q", "options": ["x", "y"], "answer": ["A", "B"]}, True),
     ({"id": "a", "kind": "choice", "topic": "softmax", "q": "Q", "options": ["x", "y"], "answer": "b"}, False),
     ({"id": "a", "kind": "truefalse", "topic": "residual", "statement": "S", "answer": True}, False),  # no why
+    ({"id": "a", "kind": "truefalse", "topic": "residual", "statement": "S", "answer": True, "why": "W"}, False),
+    ({"id": "a", "kind": "truefalse", "topic": "residual", "statement": "S", "answer": True, "opposite": "O",
+      "why": "W"}, True),
     ({"id": "a", "kind": "generated", "topic": "layernorm", "generator": "layer_norm", "params": {"size": 4}}, True),
     ({"id": "a", "kind": "generated", "topic": "layernorm", "generator": "layer_norm", "q": "Q"}, False),
     ({"id": "a", "kind": "shape", "topic": "multi-head", "q": "Q", "answer": [32, 0]}, False),

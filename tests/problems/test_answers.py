@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studytool.problems.answers import AnswerFormatError, format_answer, format_hint, grade, normalise
+from studytool.problems import reading
+from studytool.problems.drawing import FOUR_DECIMALS
 from studytool.problems.variant import Hint, Tolerance, Variant
 
-FOUR = Tolerance(rel=1e-6, abs=5e-5)
+FOUR = FOUR_DECIMALS   # the one policy: 4 decimals, within ±1e-4
 SCALAR = Variant("q", "scalar", 1048576)
 FLOAT = Variant("q", "scalar", -0.4472135955, FOUR)
 VECTOR = Variant("q", "vector", (-1.3416407865, -0.4472135955, 0.4472135955, 1.3416407865), FOUR)
@@ -40,7 +44,7 @@ def test_float_within_four_decimals(text):
     assert grade(FLOAT, text).correct
 
 
-@pytest.mark.parametrize("text", ["-0.4473", "0.4472", "-0.44", "-0.5"])
+@pytest.mark.parametrize("text", ["-0.4474", "-0.4470", "0.4472", "-0.44", "-0.5"])
 def test_float_outside_the_tolerance_is_wrong(text):
     assert not grade(FLOAT, text).correct
 
@@ -66,9 +70,9 @@ def test_too_few_decimals_that_disagree_are_wrong(variant, text):
 
 
 @pytest.mark.parametrize(("variant", "text"), [
-    (FLOAT, "-0.4473"),                                 # last digit off by one
-    (FLOAT, "-0.4470"),                                 # off by two
-    (VECTOR, "[-1.3417, -0.4472, 0.4472, 1.3416]"),
+    (FLOAT, "-0.4474"),                                 # last digit off by two
+    (FLOAT, "-0.4470"),
+    (VECTOR, "[-1.3418, -0.4472, 0.4472, 1.3416]"),
 ])
 def test_last_digit_slips_are_wrong_with_a_rounding_hint(variant, text):
     graded = grade(variant, text)
@@ -172,7 +176,7 @@ def test_format_hints_say_how_to_answer_true_false_and_order():
     assert "T/F" in format_hint(TRUE_FALSE) and "对/错" in format_hint(TRUE_FALSE)
     assert "letter" not in format_hint(TRUE_FALSE)
     hint = format_hint(SEQUENCE)
-    assert "2 1 3" in hint and "letter" not in hint
+    assert "all 3 item numbers" in hint.lower() and "letter" not in hint
 
 
 @pytest.mark.parametrize("text", ["3 1 2", "3,1,2", "312", "C A B", "c a b"])
@@ -193,7 +197,7 @@ def test_unreadable_input_is_a_format_error(variant, text):
 def test_format_errors_are_one_line_value_errors():
     with pytest.raises(ValueError) as error:
         grade(SHAPE, "what?")
-    assert "\n" not in str(error.value) and "32x8x10x10" in str(error.value)
+    assert "\n" not in str(error.value) and "shape" in str(error.value)
 
 
 def test_recall_is_not_graded():
@@ -216,7 +220,8 @@ def test_canonical_text():
 
 
 def test_format_hint_states_the_tolerance():
-    assert "5e-05" in format_hint(VECTOR) and "4" in format_hint(VECTOR)
+    assert "0.0001" in format_hint(VECTOR) and "4 decimals" in format_hint(VECTOR)
+    assert "round only the final answer" in format_hint(VECTOR) and "round only the final answer" in format_hint(FLOAT)
     assert "exact" in format_hint(SHAPE) or "精确" in format_hint(SHAPE)
 
 
@@ -266,3 +271,118 @@ def test_huge_integers_print_in_full():
     assert format_answer(huge) == "10000000000000001"
     assert grade(huge, "10,000,000,000,000,001").correct
     assert not grade(huge, "1e16").correct
+
+
+# --- issue 12: the grader's false accepts and false rejects ---------------------------------------------------
+
+PER_HEAD_SPLIT = Variant("q", "shape", (32, 10, 8, 64))
+MERGED = Variant("q", "shape", (32, 10, 512))
+SHAPE_4 = Variant("q", "shape", (3, 2, 44, 96))
+LN_SIGMA = Variant("q", "scalar", 1.118033988749895, FOUR)   # √1.25, key 1.1180
+
+
+@pytest.mark.parametrize(("variant", "text"), [
+    (SHAPE_4, "[3x2, 44, 96]"),            # 3x2 is one axis of 6 when commas separate the axes
+    (PER_HEAD_SPLIT, "[32, 10, 8*64]"),    # 8*64 is one axis of 512
+])
+def test_a_product_inside_a_comma_list_is_one_axis_not_two(variant, text):
+    assert not grade(variant, text).correct
+
+
+def test_a_product_is_read_as_its_value():
+    assert grade(MERGED, "[32, 10, 8*64]").correct
+    assert grade(MERGED, "(32, 10, 8×64)").correct
+    assert grade(SHAPE_4, "3x2x44x96").correct
+
+
+@pytest.mark.parametrize("text", ["junk [1, 2] 42 [3, 4]", "[1, 2] and [3, 4]", "rows: [1, 2] [3, 4] ok"])
+def test_text_around_matrix_rows_is_a_format_error_not_ignored(text):
+    with pytest.raises(AnswerFormatError):
+        grade(MATRIX, text)
+
+
+@pytest.mark.parametrize(("variant", "text"), [
+    (FLOAT, "-0.4472。"), (SCALAR, "1048576。"), (VECTOR, "[-1.3416, -0.4472, 0.4472, 1.3416]。"),
+    (CHOICE, "B。"), (SHAPE, "[32, 8, 10, 10]."),
+    (VECTOR, "tensor([-1.3416, -0.4472, 0.4472, 1.3416])"),
+    (VECTOR, "array([-1.3416, -0.4472, 0.4472, 1.3416])"),
+    (VECTOR, "np.array([-1.3416, -0.4472, 0.4472, 1.3416])"),
+    (MATRIX, "tensor([[1., 2.], [3., 4.]])"),
+    (FLOAT, "- 0.4472"), (VECTOR, "[- 1.3416, - 0.4472, 0.4472, 1.3416]"),
+    (LN_SIGMA, "1.11798"),               # rounds to the key 1.1180
+    (LN_SIGMA, "1.1180"), (LN_SIGMA, "1.1181"), (LN_SIGMA, "1.1179"),   # every 4-decimal answer within ±1e-4
+    (MERGED, "[32, 10, 8*64]"),
+])
+def test_answers_the_grader_used_to_reject_are_right(variant, text):
+    assert grade(variant, text).correct
+
+
+@pytest.mark.parametrize("digits", [51, 400, 4301, 10_000])
+def test_an_absurdly_long_number_is_a_format_error_never_a_crash(digits):
+    for variant, text in ((SCALAR, "9" * digits), (FLOAT, "0." + "4" * digits), (VECTOR, " ".join(["1" * digits] * 4)),
+                          (SHAPE, "32 8 10 " + "1" * digits), (SEQUENCE, "1" * digits), (CHOICE, "2" * digits)):
+        with pytest.raises(AnswerFormatError):
+            grade(variant, text)
+
+
+def test_fifty_digits_is_still_a_number():
+    assert not grade(SCALAR, "9" * 50).correct
+
+
+@pytest.mark.parametrize("variant", ALL + [PER_HEAD_SPLIT, LN_SIGMA])
+def test_no_format_line_example_is_the_answer(variant):
+    hint = format_hint(variant)
+    example = re.findall(r"e\.g\. (.*?)(?: or |\(|$)", hint)
+    for text in example:
+        try:
+            assert not grade(variant, text.strip(" .")).correct, (hint, text)
+        except AnswerFormatError:
+            pass   # a symbolic example ([a, b, c]) is no answer at all
+
+
+def test_format_examples_never_equal_the_answer_even_when_the_answer_is_the_usual_example():
+    for answer in (123456, 654321, 1048576):
+        assert str(answer) not in format_hint(Variant("q", "scalar", answer))
+    for answer in (-0.1234, 0.5678, 3 / 7, 5 / 9):
+        hint = format_hint(Variant("q", "scalar", answer, FOUR))
+        assert not any(abs(reading.number(t) - answer) < 1e-3 for t in re.findall(r"-?\d+(?:[./]\d+)?", hint)
+                       if t not in ("4", "0.0001")), hint
+
+
+def test_a_vector_hint_shows_as_many_entries_as_the_answer_has():
+    two = Variant("q", "vector", (1.5, 2.5), FOUR)
+    assert "2 numbers, e.g. [a, b] or a b" in format_hint(two)
+
+
+PARSERS = [
+    lambda text: reading.parse_scalar(text),
+    lambda text: reading.parse_vector(text),
+    lambda text: reading.parse_matrix(text),
+    lambda text: reading.parse_shape(text),
+    lambda text: reading.parse_choice(text, ("a", "b", "c", "d")),
+    lambda text: reading.parse_choice(text, ("对 / True", "错 / False")),
+    lambda text: reading.parse_sequence(text, ("x", "y", "z")),
+    lambda text: reading.parse_sequence(text, ("x", "y", "z"), whole=False),
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=60) | st.text(
+    alphabet="0123456789.,-+eE/%[]()x×*，、。 　１２３ーabcAB\n;torchsizearay", max_size=80),
+    st.sampled_from(range(len(PARSERS))))
+def test_every_parser_reads_a_value_or_raises_a_one_line_format_error(text, which):
+    try:
+        PARSERS[which](text)
+    except AnswerFormatError as error:
+        assert str(error) and "\n" not in str(error)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet="0123456789.,-+eE/%[]()x×*，。 [];", max_size=60)
+       | st.integers(min_value=-10**80, max_value=10**80).map(str), st.sampled_from(ALL + [MERGED, LN_SIGMA]))
+def test_grading_is_right_wrong_or_a_format_error(text, variant):
+    try:
+        result = grade(variant, text)
+    except AnswerFormatError:
+        return
+    assert result.correct in (True, False)
