@@ -10,7 +10,7 @@ from studytool.problems.drawing import big, pick
 from studytool.problems.shapes import axes_of, concrete
 from studytool.problems.variant import Hint, Variant
 
-ASKS = ("scores", "projection", "crossover")
+ASKS = ("scores", "projection", "crossover", "block")
 
 
 def _matmul_macs(a: tuple[int, ...], b: tuple[int, ...]) -> int:
@@ -24,11 +24,12 @@ def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads
     The notes' example pins batch=32, seq_len=10, d_model=512, n_heads=8, ask=scores: 32·8·10²·64 = 1,638,400.
     """
     ask = ask or pick(rng, ASKS)
-    heads = [c for c in (4, 8, 16) if d_model is None or d_model % c == 0] or [1]
+    heads = [c for c in (2, 4, 8) if d_model is None or d_model % c == 0] or [1]
     h = n_heads if n_heads is not None else pick(rng, heads)
-    d = d_model if d_model is not None else h * pick(rng, (32, 64, 128))
-    b = batch if batch is not None else int(rng.integers(1, 65))
-    length = seq_len if seq_len is not None else pick(rng, (16, 64, 128, 256, 512, 1024, 2048, 4096))
+    # small drawn sizes: a count to multiply out by hand, not a 12-digit calculator exercise
+    d = d_model if d_model is not None else h * pick(rng, (4, 8, 16))
+    b = batch if batch is not None else int(rng.integers(1, 5))
+    length = seq_len if seq_len is not None else pick(rng, (4, 8, 10, 16, 20))
     sizes = {"batch": b, "src_len": length, "n_heads": h, "d_k": d // h, "d_model": d}
     params = {"batch": b, "seq_len": length, "d_model": d, "n_heads": h, "ask": ask}
     # The shapes of the engine's own data flow: Q and K per head, and the projection's input.
@@ -55,14 +56,33 @@ def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads
                  Hint(projection // b, "别忘了 batch 里的 B 个样本。"))
         return Variant(head + "一个 d_model × d_model 的投影（如 XW_Q）要多少次乘加？", "scalar", projection, None,
                        (projection_step,), hints, params=params)
+    head = f"自注意力，batch B = {b}，d_model = {d}，h = {h}（d_k = {d_k}）。一次乘加算 1 次。"
+    if ask == "block":
+        return _block_crossover(head, d, params)
     # L is the unknown here, so the steps stay in symbols: a drawn or pinned seq_len is not in the question.
     crossover = d  # B·L²·d = B·L·d²  =>  L = d
     steps = ("所有头的 QKᵀ：每个头 (L × d_k) @ (d_k × L) 要 L²·d_k 次乘加，h 个头、B 个样本共 B·h·L²·d_k = B·L²·d"
              "（h·d_k = d）",
              "一个投影 XW_Q：(B·L × d) @ (d × d)，共 B·L·d²",
-             f"两者相等：B·L²·d = B·L·d² ⇒ L = d = {crossover}；L 更长时 L² 项占主导")
+             f"两者相等：B·L²·d = B·L·d² ⇒ L = d = {crossover}。这只是和一个投影比；整个 block 还有其余投影和 FFN，"
+             "要到更长的 L，注意力的 L² 部分才占主导")
     hints = (Hint(d_k, "所有头加起来是 h·d_k = d_model：比较的是 B·L²·d 和 B·L·d²。"),
              Hint(4 * d, "问的是和一个投影比，不是四个投影之和。"))
-    head = f"自注意力，batch B = {b}，d_model = {d}，h = {h}（d_k = {d_k}）。一次乘加算 1 次。"
-    return Variant(head + "序列长 L 等于多少时，所有头的 QKᵀ 乘加数恰好等于一个 d×d 投影的乘加数"
-                   "（再长就由 L² 项主导）？", "scalar", crossover, None, steps, hints, params=params)
+    return Variant(head + "序列长 L 等于多少时，所有头的 QKᵀ 乘加数恰好等于一个 d×d 投影（如 XW_Q）的乘加数？",
+                   "scalar", crossover, None, steps, hints, params=params)
+
+
+def _block_crossover(head: str, d: int, params: dict) -> Variant:
+    """A whole encoder block: 2·B·L²·d (QKᵀ and AV) against 4·B·L·d² (projections) + 8·B·L·d² (FFN, d_ff = 4d)."""
+    crossover = 6 * d   # 2·L²·d = 12·L·d²  =>  L = 6d (= 2d + d_ff)
+    steps = ("随 L 线性增长：Q、K、V、O 四个投影共 4·B·L·d²",
+             "FFN（d_ff = 4d）：B·L·d·d_ff + B·L·d_ff·d = 2·B·L·d·d_ff = 8·B·L·d²；线性部分合计 12·B·L·d²",
+             "随 L² 增长：QKᵀ 要 B·L²·d，权重乘 V 也要 B·L²·d，共 2·B·L²·d",
+             f"2·B·L²·d = 12·B·L·d² ⇒ L = 6d = {crossover}；更短的序列里，投影和 FFN 才是大头")
+    hints = (Hint(d, "那是只和一个投影（如 XW_Q）比较；整个 block 有四个投影加 FFN。"),
+             Hint(2 * d, "漏了 FFN：d_ff = 4d 的两层共 8·B·L·d²，比四个投影还多。"),
+             Hint(4 * d, "漏了 Q、K、V、O 四个投影的 4·B·L·d²。"),
+             Hint(12 * d, "注意力里随 L² 增长的是两项：QKᵀ 和权重乘 V，各 B·L²·d。"))
+    return Variant(head + "一个 encoder block 有 Q、K、V、O 四个投影和 d_ff = 4·d_model 的 FFN（只数矩阵乘法）。"
+                   "序列长 L 等于多少时，注意力里随 L² 增长的两项（QKᵀ 与权重乘 V）的乘加数恰好等于"
+                   "随 L 线性增长的部分（四个投影 + FFN）？", "scalar", crossover, None, steps, hints, params=params)

@@ -123,8 +123,8 @@ def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Vari
     index = {token: i for i, token in enumerate(options)}
     seq = lambda tokens: tuple(index[w] for w in tokens)  # noqa: E731 - tokens -> option indices
     params = {"target": list(words), "source": source, "ask": ask}
-    head = (f"训练翻译模型：源句 “{source}”，标准答案是 “{' '.join(words)}”，训练时用 teacher forcing。"
-            f"下面的词元编号 1–{len(options)} 见选项。")
+    head = f"训练翻译模型：源句 “{source}”，标准答案是 “{' '.join(words)}”，训练时用 teacher forcing。"
+    numbered = head + f"下面的词元编号 1–{len(options)} 见选项。"   # sequence items are answered by number
     steps = (f"标准答案加上结束符：{' '.join(labels)}",
              f"decoder 输入 = 向右平移一位、开头放 {START}：{' '.join(decoder_input)}",
              "第 t 步看到输入的前 t+1 个词元，预测标签的第 t 个：" +
@@ -133,12 +133,12 @@ def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Vari
         hints = (Hint(seq(labels), "这是要预测的标签；decoder 的输入要向右平移一位，以 <s> 开头。"),
                  Hint(seq(words), "别忘了开头的 <s>：第 0 步要有东西可看。"),
                  Hint(seq((START, *words, END)), "<eos> 只出现在标签里，decoder 输入里没有它。"))
-        return Variant(head + "decoder 的输入序列依次是哪些词元？按顺序写编号。", "sequence", seq(decoder_input),
+        return Variant(numbered + "decoder 的输入序列依次是哪些词元？按顺序写编号。", "sequence", seq(decoder_input),
                        None, steps[:2], hints, options, params=params)
     if ask == "labels":
         hints = (Hint(seq(decoder_input), "这是 decoder 的输入；标签是它左移一位：不含 <s>，以 <eos> 结尾。"),
                  Hint(seq(words), "别忘了结尾的 <eos>：模型要学会何时停下。"))
-        return Variant(head + "各步要预测的标签序列依次是哪些词元？按顺序写编号。", "sequence", seq(labels), None,
+        return Variant(numbered + "各步要预测的标签序列依次是哪些词元？按顺序写编号。", "sequence", seq(labels), None,
                        steps, hints, options, params=params)
     t = t if t is not None else int(rng.integers(0, len(decoder_input)))
     params["t"] = t
@@ -148,8 +148,11 @@ def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Vari
         hints = (Hint(seq(decoder_input[:t]), "第 t 步也看得到位置 t 自己的输入。"),)
         if t + 1 < len(decoder_input):
             hints += (Hint(seq(decoder_input[:t + 2]), "多看了一个：位置 t+1 及以后被因果掩码遮住。"),)
-        return Variant(head + f"第 t = {t} 步（从 0 数）decoder 的自注意力能看到哪些输入词元？按顺序写编号。",
+        return Variant(numbered + f"第 t = {t} 步（从 0 数）decoder 的自注意力能看到哪些输入词元？按顺序写编号。",
                        "sequence", seq(seen), None, steps, hints, options, params=params)
     hints = (Hint(frozenset({index[decoder_input[t]]}), "那是第 t 步的输入；要预测的是下一个词。"),)
-    return Variant(head + f"第 t = {t} 步（从 0 数）模型应该预测哪个词元？", "choice",
-                   frozenset({index[labels[t]]}), None, steps, hints, options, params=params)
+    last = "这是最后一步，目标是结束符 <eos>：模型由此学会何时停下。" if labels[t] == END else \
+        f"目标是标准答案里的下一个词 {labels[t]}。"
+    step = f"第 t = {t} 步看到 {' '.join(seen)}；{last}"
+    return Variant(head + f"第 t = {t} 步（从 0 数）模型应该预测哪个词元？（选一个选项）", "choice",
+                   frozenset({index[labels[t]]}), None, (*steps, step), hints, options, params=params)

@@ -154,8 +154,11 @@ def batch_norm(rng: np.random.Generator, *, x, batch, features, low, high, ask) 
                        hints, params=params)
     if ask == "ln_output":
         hints = (Hint(rows(bn), "这是 BatchNorm（按列）的结果；LN 在每个样本（行）内归一。"),)
+        same = np.allclose(bn, ln)
+        compare = (f"对照：同一个矩阵按列做 BN 得 {mat(bn)}，" +
+                   ("在这个矩阵上恰好与 LN 相同（巧合，统计方向仍不同）" if same else "与 LN 的结果不同：统计的方向不同"))
         return Variant(head + f"对每个样本做 LayerNorm（{_LN_RULE[2:]}），输出矩阵是什么？", "matrix", rows(ln),
-                       FOUR_DECIMALS, tuple(ln_steps), hints, params=params)
+                       FOUR_DECIMALS, (*ln_steps, compare), hints, params=params)
     options, right, swapped = _axis_options(rng)
     hints = (Hint(frozenset({swapped}), "方向反了：BN 是“竖着切”（同一维跨样本），LN 是“横着切”（同一样本跨特征）。"),)
     steps = tuple(bn_steps + ln_steps) + ("BN 的统计量跨样本、按维；LN 的统计量在单个样本内、跨特征。",)

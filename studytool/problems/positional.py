@@ -24,8 +24,10 @@ def _column_steps(pos: int, j: int, d_model: int, value: float) -> str:
     i = j // 2
     trig = "sin" if j % 2 == 0 else "cos"
     denominator = 10000 ** (2 * i / d_model)
+    last_odd = d_model % 2 and j == d_model - 1
+    unpaired = "（d_model 为奇数：最后一列是偶数列，只有 sin，没有配对的 cos 列）" if last_odd else ""
     return (f"j = {j}：i = {i}，10000^({2 * i}/{d_model}) = {num(denominator)}，"
-            f"角度 = {pos} / {num(denominator)} = {_angle(pos, j, d_model):.6f}，{trig}(角度) = {value:.6f}")
+            f"角度 = {pos} / {num(denominator)} = {_angle(pos, j, d_model):.6f}，{trig}(角度) = {value:.6f}{unpaired}")
 
 
 def _wrong_rows(pos: int, d_model: int) -> dict[str, np.ndarray]:

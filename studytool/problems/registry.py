@@ -458,9 +458,10 @@ _GENERATORS: tuple[Generator, ...] = (
     ),
     Generator(
         "attention_cost",
-        "Multiply-adds of QK^T (B*h*L^2*d_k) vs one projection (B*L*d^2), and where L^2 takes over.",
+        "Multiply-adds of QK^T (B*h*L^2*d_k) vs one projection (B*L*d^2); where L^2 overtakes one projection "
+        "(L = d) and a whole block (L = 6d).",
         _params(_SIZES["batch"], _SIZES["seq_len"], _SIZES["d_model"], _SIZES["n_heads"],
-                _ask("scores", "projection", "crossover")),
+                _ask("scores", "projection", "crossover", "block")),
         {"batch": 32, "seq_len": 10, "d_model": 512, "n_heads": 8, "ask": "scores"},
         "studytool.problems.cost:attention_cost",
         (_divisible,),

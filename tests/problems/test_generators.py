@@ -178,7 +178,8 @@ def param_count(p, v):
 
 def attention_cost(p, v):
     b, n, d, h = p["batch"], p["seq_len"], p["d_model"], p["n_heads"]
-    return {"scores": b * h * n * n * (d // h), "projection": b * n * d * d, "crossover": d}[p["ask"]]
+    # the block: 2·B·L²·d (QKᵀ, AV) = 4·B·L·d² (projections) + 2·B·L·d·4d (FFN)  =>  L = 6d
+    return {"scores": b * h * n * n * (d // h), "projection": b * n * d * d, "crossover": d, "block": 6 * d}[p["ask"]]
 
 
 INDEPENDENT = {
