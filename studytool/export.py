@@ -6,6 +6,12 @@ A generated card becomes K fixed variants. Everything that identifies a note
 is derived from deck and card ids, never drawn at random, so exporting again
 gives the same notes and re-importing into Anki updates them instead of
 adding duplicates.
+
+An export never costs the learner a file: it is written beside the target
+and moved into place whole (a kill or a full disk leaves the old file as it
+was); the progress database and its `-wal`/`-shm` are refused as targets; and
+an existing file is replaced only if it is an earlier export of the same kind,
+or with `force`.
 """
 
 from __future__ import annotations
@@ -13,7 +19,9 @@ from __future__ import annotations
 import csv
 import hashlib
 import html
+import io
 import itertools
+import os
 import re
 import sqlite3
 import sys
@@ -32,6 +40,7 @@ from studytool.problems.variant import Variant, option_label
 CSV_COLUMNS = ("deck", "id", "kind", "topic", "tags", "source", "question", "answer", "why")
 
 Progress = Callable[[int, int], None] | None  # called as progress(done, total) after each flashcard
+MAX_VARIANTS = 100   # per generated card: a K of 10^11 would pose forever
 
 
 @dataclass(frozen=True)
@@ -79,10 +88,37 @@ def check_folder(path: Path) -> None:
         raise StudytoolError(_("folder {folder} does not exist").format(folder=folder))
 
 
+def check_target(path: Path, protected: Iterable[Path], is_export: Callable[[Path], bool], force: bool) -> None:
+    """Refuse `path` if it is a protected file (the progress database) or its `-wal`/`-shm`, or if it
+    exists and is not an earlier export of this kind (`is_export`) unless `force`."""
+    path = Path(path)
+    check_folder(path)
+    for database in protected:
+        for guarded in (Path(database), Path(f"{database}-wal"), Path(f"{database}-shm"), Path(f"{database}-journal")):
+            if _same_file(path, guarded):
+                raise StudytoolError(_("{path} is the progress database (or its journal); export to another file").format(
+                    path=path))
+    if not os.path.lexists(path):
+        return
+    if not path.is_file():
+        raise StudytoolError(_("{path} exists and is not a file; export to another path").format(path=path))
+    if not force and not is_export(path):
+        raise StudytoolError(_("{path} exists and is not an earlier export of this kind; "
+                               "use --force to replace it").format(path=path))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:   # one of them does not exist: compare the paths they would be
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
 def _selection(decks: Sequence[Deck], deck_ids: Iterable[str], variants: int) -> list[tuple[Deck, list[Flashcard]]]:
     """Each deck to export with its flashcards; checked and posed before any file is touched."""
-    if variants < 1:
-        raise StudytoolError(f"--variants must be at least 1, not {variants}")
+    if not 1 <= variants <= MAX_VARIANTS:
+        raise StudytoolError(_("--variants must be from 1 to {most}, not {variants}").format(
+            most=MAX_VARIANTS, variants=variants))
     return [(deck, flashcards(deck, variants)) for deck in select_decks(decks, deck_ids)]
 
 
@@ -106,6 +142,9 @@ def answer_text(variant: Variant) -> str:
     return format_answer(variant)
 
 
+RETRIES = 20   # seeds posed beyond K per card, to replace repeats; a card with fewer posings gives fewer
+
+
 def flashcards(deck: Deck, variants: int) -> list[Flashcard]:
     """Every card of `deck` posed: `variants` different times for a generated card, once otherwise.
 
@@ -116,7 +155,8 @@ def flashcards(deck: Deck, variants: int) -> list[Flashcard]:
     found = []
     for card in deck.cards:
         seeds = (variant_seed(card, index) for index in itertools.count())
-        posed = distinct_variants(card, variants if card.kind == "generated" else 1, seeds)
+        k = variants if card.kind == "generated" else 1
+        posed = distinct_variants(card, k, seeds, tries=k + RETRIES)
         for index, (_seed, variant) in enumerate(posed):
             found.append(Flashcard(card, index, question_text(variant), answer_text(variant), tuple(variant.solution)))
     return found
@@ -129,19 +169,49 @@ STDOUT = Path("-")  # `export csv -` writes to standard output
 
 
 def write_csv(
-    decks: Sequence[Deck], path: Path, *, deck_ids: Iterable[str] = (), variants: int = 1, progress: Progress = None
+    decks: Sequence[Deck], path: Path, *, deck_ids: Iterable[str] = (), variants: int = 1, progress: Progress = None,
+    force: bool = False, protected: Iterable[Path] = (),
 ) -> Exported:
-    """Write one row per flashcard; UTF-8 with a BOM so Excel reads the Chinese. `path` `-` is stdout (no BOM)."""
+    """Write one row per flashcard; UTF-8 with a BOM so Excel reads the Chinese. `path` `-` is stdout (no BOM).
+
+    `protected`: files never to write over (the progress database); `force`: replace a file that is not an earlier CSV export.
+    """
     selected = _selection(decks, deck_ids, variants)
     if Path(path) == STDOUT:
         return Exported(len(selected), _write_rows(selected, sys.stdout, progress))
-    check_folder(path)
-    try:
-        with open(path, "w", encoding="utf-8-sig", newline="") as out:
-            rows = _write_rows(selected, out, progress)
-    except OSError as error:
-        raise StudytoolError(f"cannot write {path}: {error.strerror or error}") from None
+    check_target(path, protected, is_csv_export, force)
+    rows = 0
+
+    def write(stream) -> None:
+        nonlocal rows
+        text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+        rows = _write_rows(selected, text, progress)
+        text.flush()
+        text.detach()   # the stream stays open for write_atomic to sync and close
+
+    _write_file(path, write)
     return Exported(len(selected), rows)
+
+
+def is_csv_export(path: Path) -> bool:
+    """Does the file start as our CSV exports do (the BOM and our header row)?"""
+    from studytool.files import read_regular
+
+    header = ("\ufeff" + ",".join(CSV_COLUMNS)).encode("utf-8")
+    try:
+        return read_regular(path, len(header) + 2).startswith(header)
+    except OSError:
+        return False
+
+
+def _write_file(path: Path, write: Callable) -> None:
+    """`files.write_atomic`, with a failure as one line."""
+    from studytool.files import write_atomic
+
+    try:
+        write_atomic(Path(path), write)
+    except OSError as error:
+        raise StudytoolError(_("cannot write {path}: {reason}").format(path=path, reason=error.strerror or error)) from None
 
 
 def _write_rows(selected: list[tuple[Deck, list[Flashcard]]], out, progress: Progress) -> int:
@@ -233,13 +303,17 @@ def anki_deck(deck: Deck):
 
 
 def write_anki(
-    decks: Sequence[Deck], path: Path, *, deck_ids: Iterable[str] = (), variants: int = 3, progress: Progress = None
+    decks: Sequence[Deck], path: Path, *, deck_ids: Iterable[str] = (), variants: int = 3, progress: Progress = None,
+    force: bool = False, protected: Iterable[Path] = (),
 ) -> Exported:
-    """Write an Anki package: one Anki deck per deck, one note per flashcard."""
+    """Write an Anki package: one Anki deck per deck, one note per flashcard.
+
+    `protected`: files never to write over (the progress database); `force`: replace a file that is not an earlier export.
+    """
     import genanki
 
     selected = _selection(decks, deck_ids, variants)
-    check_folder(path)
+    check_target(path, protected, is_anki_export, force)
     total = sum(len(cards) for _, cards in selected)
     notes = 0
     model = anki_model()
@@ -271,8 +345,35 @@ def _write_package(package, path: Path) -> None:
             package.write_to_db(conn.cursor(), timestamp, itertools.count(int(timestamp * 1000)))
             conn.commit()
             conn.close()
-            with zipfile.ZipFile(path, "w") as out:
-                out.write(collection, "collection.anki2")
-                out.writestr("media", "{}")
-    except OSError as error:
-        raise StudytoolError(f"cannot write {path}: {error.strerror or error}") from None
+
+            def write(stream) -> None:
+                with zipfile.ZipFile(stream, "w") as out:
+                    out.write(collection, "collection.anki2")
+                    out.writestr("media", "{}")
+
+            _write_file(path, write)
+    except OSError as error:   # the temporary collection
+        raise StudytoolError(_("cannot write {path}: {reason}").format(path=path, reason=error.strerror or error)) from None
+
+
+MAX_COLLECTION_BYTES = 512 * 1024 * 1024   # what is read of a zip entry to see if it is ours
+
+
+def is_anki_export(path: Path) -> bool:
+    """Is the file a package that holds our note type (an earlier export, not the learner's own Anki backup)?"""
+    import json
+
+    try:
+        with zipfile.ZipFile(path) as package, tempfile.TemporaryDirectory() as tmp:
+            info = package.getinfo("collection.anki2")
+            if info.file_size > MAX_COLLECTION_BYTES:
+                return False
+            collection = Path(package.extract(info, tmp))
+            con = sqlite3.connect(f"{collection.as_uri()}?mode=ro", uri=True)
+            try:
+                models = json.loads(con.execute("SELECT models FROM col").fetchone()[0])
+            finally:
+                con.close()
+    except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile, sqlite3.Error):
+        return False
+    return str(anki_model().model_id) in models

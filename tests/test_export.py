@@ -2,8 +2,10 @@
 
 import csv
 import io
+import os
 import sqlite3
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from typer.testing import CliRunner
 
 from studytool.cli import app
 from studytool.decks.loader import load_deck_file
+from studytool.errors import StudytoolError
 from studytool.export import write_anki, write_csv
 
 DECK = """\
@@ -215,7 +218,7 @@ def test_unwritable_path_is_a_one_line_error(deck_file, tmp_path, command):
     target.mkdir()   # a folder where the file should go
     result = CliRunner().invoke(app, ["--deck-path", str(deck_file), "export", command, str(target)])
     assert result.exit_code == 1
-    assert result.stderr.startswith("studytool: cannot write") and result.stderr.count("\n") == 1
+    assert result.stderr == f"studytool: {target} exists and is not a file; export to another path\n"
     assert "Traceback" not in result.output
 
 
@@ -293,3 +296,136 @@ def test_csv_cells_that_look_like_formulas_are_text_and_numbers_stay_numbers(tmp
     assert rows["sneaky"]["answer"] == "-0.4472"
     assert rows["at-sign"]["question"] == "'@SUM(A1:A2)"
     assert rows["at-sign"]["answer"] == "'+cmd"
+
+
+# --- an export never costs the learner a file --------------------------------------------------------------
+
+WRITERS = {"anki": write_anki, "csv": write_csv}
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal", "-shm"])
+@pytest.mark.parametrize("command", ["anki", "csv"])
+def test_the_progress_database_and_its_journal_are_never_export_targets(deck_file, tmp_path, command, suffix):
+    home = tmp_path / "home"
+    home.mkdir()
+    target = home / f"studytool.db{suffix}"
+    target.write_bytes(b"SQLite format 3\x00 progress that must survive")
+    before = target.read_bytes()
+    result = CliRunner().invoke(app, ["--deck-path", str(deck_file), "export", command, str(target), "--force"],
+                                env={"STUDYTOOL_HOME": str(home)})
+    assert result.exit_code == 1
+    assert result.stderr == f"studytool: {target} is the progress database (or its journal); export to another file\n"
+    assert target.read_bytes() == before
+
+
+def test_the_database_named_by_db_is_protected_through_a_link_too(decks, tmp_path):
+    db = tmp_path / "mine.db"
+    db.write_bytes(b"progress")
+    (tmp_path / "link.csv").symlink_to(db)
+    with pytest.raises(StudytoolError, match="progress database"):
+        write_csv(decks, tmp_path / "link.csv", protected=[db], force=True)
+    assert db.read_bytes() == b"progress"
+
+
+@pytest.mark.parametrize("command", ["anki", "csv"])
+def test_an_existing_file_that_is_not_an_export_needs_force(deck_file, decks, tmp_path, command):
+    target = tmp_path / f"notes.{command}"
+    target.write_text("my own notes", encoding="utf-8")
+    args = ["--deck-path", str(deck_file), "export", command, str(target)]
+    refused = CliRunner().invoke(app, args)
+    assert refused.exit_code == 1
+    assert refused.stderr == (f"studytool: {target} exists and is not an earlier export of this kind; "
+                              "use --force to replace it\n")
+    assert target.read_text(encoding="utf-8") == "my own notes"
+    assert CliRunner().invoke(app, [*args, "--force"]).exit_code == 0
+    assert target.read_bytes() != b"my own notes"
+
+
+@pytest.mark.parametrize("command", ["anki", "csv"])
+def test_an_earlier_export_of_the_same_kind_is_replaced_without_force(decks, tmp_path, command):
+    target = tmp_path / f"out.{command}"
+    WRITERS[command](decks, target)
+    assert WRITERS[command](decks, target).notes == FIXED + GENERATED * (3 if command == "anki" else 1)
+    other = tmp_path / f"other.{command}"
+    WRITERS["csv" if command == "anki" else "anki"](decks, other)   # an export, but of the other kind
+    with pytest.raises(StudytoolError, match="use --force"):
+        WRITERS[command](decks, other)
+
+
+def test_an_anki_package_that_is_not_ours_needs_force(decks, tmp_path):
+    """A learner's own Anki backup has a collection too, but not our note type."""
+    collection = tmp_path / "theirs.anki2"
+    con = sqlite3.connect(collection)
+    con.execute("CREATE TABLE col (models TEXT)")
+    con.execute("INSERT INTO col VALUES ('{\"1\": {\"name\": \"Basic\"}}')")
+    con.commit()
+    con.close()
+    backup = tmp_path / "backup.apkg"
+    with zipfile.ZipFile(backup, "w") as package:
+        package.write(collection, "collection.anki2")
+        package.writestr("media", "{}")
+    before = backup.read_bytes()
+    with pytest.raises(StudytoolError, match="use --force"):
+        write_anki(decks, backup)
+    assert backup.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["anki", "csv"])
+def test_an_interrupted_export_leaves_the_old_file_intact(decks, tmp_path, command):
+    target = tmp_path / f"out.{command}"
+    WRITERS[command](decks, target)
+    before = target.read_bytes()
+
+    def killed(done, total):
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        WRITERS[command](decks, target, progress=killed)
+    assert target.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []   # no temporary left
+
+
+@pytest.mark.parametrize("command", ["anki", "csv"])
+def test_a_full_disk_mid_export_is_one_line_and_keeps_the_old_file(deck_file, decks, tmp_path, monkeypatch, command):
+    target = tmp_path / f"out.{command}"
+    WRITERS[command](decks, target)
+    before = target.read_bytes()
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    result = CliRunner().invoke(app, ["--deck-path", str(deck_file), "export", command, str(target)])
+    assert result.exit_code == 1
+    assert result.stderr == f"studytool: cannot write {target}: No space left on device\n"
+    assert target.read_bytes() == before
+
+
+@pytest.mark.parametrize("variants", ["0", "101", "100000000000"])
+def test_variants_are_capped_before_anything_is_posed(deck_file, tmp_path, variants):
+    result = CliRunner().invoke(app, ["--deck-path", str(deck_file), "export", "csv", str(tmp_path / "v.csv"),
+                                      "--variants", variants])
+    assert result.exit_code == 2   # a usage error, in the usage-error frame
+    assert "'--variants'" in result.stderr and "Traceback" not in result.output
+    assert not (tmp_path / "v.csv").exists()
+
+
+def test_a_card_with_few_posings_costs_bounded_tries(decks, monkeypatch):
+    """A generator that always poses the same question is posed K + RETRIES times, not forever."""
+    from studytool import export
+    from studytool.decks.model import Card
+
+    calls = []
+    real = Card.pose
+
+    def counted(self, seed=None):
+        calls.append(seed)
+        return real(self, None)   # the same question every time
+
+    monkeypatch.setattr(Card, "pose", counted)
+    [deck] = decks
+    generated = [card for card in deck.cards if card.kind == "generated"]
+    flashcards = export.flashcards(replace(deck, cards=tuple(generated)), export.MAX_VARIANTS)
+    assert len(flashcards) == 1
+    assert len(calls) == export.MAX_VARIANTS + export.RETRIES

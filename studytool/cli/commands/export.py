@@ -13,7 +13,7 @@ from studytool.i18n import _
 app = typer.Typer(cls=Group, help="Export decks to other tools.", no_args_is_help=True)
 
 
-def _export(write, done: str, out: Path, settings, deck_ids: list[str], variants: int) -> None:
+def _export(write, done: str, out: Path, settings, deck_ids: list[str], variants: int, force: bool) -> None:
     """Run one export writer with a progress bar on stderr, then say what was written (`done`)."""
     from rich.progress import Progress
 
@@ -24,7 +24,7 @@ def _export(write, done: str, out: Path, settings, deck_ids: list[str], variants
     # The bar is for people watching a terminal; logs and pipes get only the final line.
     with Progress(console=err_console(), transient=True, disable=not err_console().is_terminal) as bar:
         task = bar.add_task(_("Writing"), total=None)
-        exported = write(decks, out, deck_ids=deck_ids, variants=variants,
+        exported = write(decks, out, deck_ids=deck_ids, variants=variants, force=force, protected=[settings.db_path],
                          progress=lambda done, total: bar.update(task, completed=done, total=total))
     # With `-` the file is stdout, so the summary goes to stderr to keep the data clean.
     screen = err_console() if out == Path("-") else console()
@@ -36,12 +36,13 @@ def export_anki(
     ctx: typer.Context,
     out: Path = typer.Argument(..., metavar="OUT.apkg", help="The .apkg file to write."),
     deck: Decks = [],
-    variants: int = typer.Option(3, "--variants", min=1, metavar="K", help="Fixed variants per generated card."),
+    variants: int = typer.Option(3, "--variants", min=1, max=100, metavar="K", help="Fixed variants per generated card (at most 100)."),
+    force: bool = typer.Option(False, "--force", help="Replace OUT even if it is not an earlier studytool export."),
 ) -> None:
     """Write an Anki package: one Anki deck per deck; re-importing updates the notes."""
     from studytool.export import write_anki
 
-    _export(write_anki, _("Wrote {count} Anki notes from {decks} decks to {path}"), out, ctx.obj, deck, variants)
+    _export(write_anki, _("Wrote {count} Anki notes from {decks} decks to {path}"), out, ctx.obj, deck, variants, force)
 
 
 @app.command("csv")
@@ -49,9 +50,10 @@ def export_csv(
     ctx: typer.Context,
     out: Path = typer.Argument(..., metavar="OUT.csv", help="The .csv file to write (UTF-8 with BOM); - for stdout."),
     deck: Decks = [],
-    variants: int = typer.Option(1, "--variants", min=1, metavar="K", help="Rows per generated card."),
+    variants: int = typer.Option(1, "--variants", min=1, max=100, metavar="K", help="Rows per generated card (at most 100)."),
+    force: bool = typer.Option(False, "--force", help="Replace OUT even if it is not an earlier studytool export."),
 ) -> None:
     """Write every card as a CSV row for spreadsheets."""
     from studytool.export import write_csv
 
-    _export(write_csv, _("Wrote {count} rows from {decks} decks to {path}"), out, ctx.obj, deck, variants)
+    _export(write_csv, _("Wrote {count} rows from {decks} decks to {path}"), out, ctx.obj, deck, variants, force)
