@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from studytool.decks.model import Card, Deck
-from studytool.decks.topics import Topic, group_titles, load_topics, resolve
+from studytool.decks.topics import Topic, dependents, group_titles, load_topics, prerequisites, resolve
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,8 @@ class Explanation:
     group_title: str
     example: Example | None
     cards: tuple[Card, ...]  # every loaded card whose topic is this one
+    requires: tuple[Topic, ...] = ()      # what to know first (the topic graph)
+    required_by: tuple[Topic, ...] = ()   # what builds on it
 
     @property
     def quiz_command(self) -> str:
@@ -91,4 +93,6 @@ def explain(query: str, decks: Sequence[Deck], seed: int | None = None) -> Expla
         group_title=group_titles().get(topic.group, topic.group),
         example=pose_example(topic, seed),
         cards=drilling_cards(topic, decks),
+        requires=prerequisites(topic.id),
+        required_by=dependents(topic.id),
     )

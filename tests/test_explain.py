@@ -173,3 +173,32 @@ def test_choice_options_are_lettered_and_sequence_items_numbered():
     assert "A. " in choice and "B. " in choice
     assert any(f"{n}. <s>" in sequence for n in range(1, 6))
     assert not any(f"{letter}. <s>" in sequence for letter in "ABCDE")
+
+
+# --- the topic graph -------------------------------------------------------------------------------
+
+
+def test_explain_says_what_a_topic_needs_and_what_builds_on_it():
+    lines = runner.invoke(app, ["explain", "attention"], env={"COLUMNS": "200"}).stdout.splitlines()
+    assert "Needs: softmax" in lines
+    assert "Builds on it: multi-head, padding-mask, causal-mask, cross-attention" in lines
+    seq2seq = runner.invoke(app, ["--lang", "zh", "explain", "seq2seq"], env={"COLUMNS": "200"}).stdout
+    assert "需要先学：无" in seq2seq.splitlines()
+
+
+def test_explain_graph_draws_every_topic_once_after_what_it_needs():
+    result = runner.invoke(app, ["explain", "--graph"], env={"COLUMNS": "120"})
+    assert result.exit_code == 0
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("  ") and line.strip()]
+    order = [row[0] for row in rows]
+    assert sorted(order) == sorted(TOPIC_IDS)
+    for row in rows:
+        needs = [name.strip(",") for name in row[2:]] if len(row) > 1 else []
+        assert needs == list(resolve(row[0]).requires)
+        assert all(order.index(name) < order.index(row[0]) for name in needs)
+
+
+def test_explain_graph_with_a_topic_is_a_usage_error():
+    result = runner.invoke(app, ["explain", "--graph", "softmax"])
+    assert result.exit_code == 2
+    assert "--graph draws every topic" in result.stderr

@@ -9,15 +9,22 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studytool.errors import StudytoolError
 from studytool.i18n import LANGUAGES, _, language
 
-_FIELDS = {"id", "title", "aliases", "group", "summary", "formulas", "mistakes", "generator", "example"}
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from yaml import Node
+
+_FIELDS = {"id", "title", "aliases", "group", "summary", "formulas", "mistakes", "generator", "example",
+           "requires"}
 
 
 @dataclass(frozen=True)
@@ -31,6 +38,7 @@ class Topic:
     mistakes: tuple[str, ...] = ()
     generator: str | None = None    # problems registry name for the live example
     example: dict[str, Any] = field(default_factory=dict)  # pinned params: the notes' own numbers
+    requires: tuple[str, ...] = ()  # ids of the topics one must know first (the topic graph's edges)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -75,6 +83,9 @@ def _topic(entry: dict[str, Any], groups: dict[str, str]) -> Topic:
             raise StudytoolError(f"{where}: '{name}' must be a list")
     if not isinstance(entry.get("generator") or "", str) or not isinstance(entry.get("example") or {}, dict):
         raise StudytoolError(f"{where}: 'generator' must be a name and 'example' a mapping")
+    requires = entry.get("requires") or []
+    if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
+        raise StudytoolError(f"{where}: 'requires' must be a list of topic ids")
     return Topic(
         id=entry["id"],
         title=entry["title"],
@@ -85,6 +96,7 @@ def _topic(entry: dict[str, Any], groups: dict[str, str]) -> Topic:
         mistakes=tuple(str(m).strip() for m in entry.get("mistakes") or ()),
         generator=entry.get("generator"),
         example=dict(entry.get("example") or {}),
+        requires=tuple(requires),
     )
 
 
@@ -92,15 +104,162 @@ def _topic(entry: dict[str, Any], groups: dict[str, str]) -> Topic:
 def _topics() -> tuple[Topic, ...]:
     groups = group_titles()
     topics = tuple(_topic(entry, groups) for entry in _document()["topics"])
+    names = _name_problems(topics)
+    if names:
+        raise StudytoolError(f"topics.yaml: {names[0][1]}")
+    graph = graph_problems(topics)
+    if graph:
+        number, _index, message = graph[0]
+        raise StudytoolError(f"topics.yaml: topic {topics[number].id!r} {message}")
+    return topics
+
+
+def _name_problems(topics: Sequence[Topic]) -> list[tuple[int, str]]:
+    """Repeated ids, and names that two topics share: (index of the topic, message)."""
+    problems = []
     seen: dict[str, str] = {}
     for number, topic in enumerate(topics):
         if topic.id in (t.id for t in topics[:number]):
-            raise StudytoolError(f"topics.yaml: topic id {topic.id!r} appears twice")
+            problems.append((number, f"topic id {topic.id!r} appears twice"))
+            continue
         for name in topic.names:
             key = normalize(name)
             if seen.setdefault(key, topic.id) != topic.id:
-                raise StudytoolError(f"topics.yaml: name {name!r} used by both {seen[key]!r} and {topic.id!r}")
-    return topics
+                problems.append((number, f"name {name!r} used by both {seen[key]!r} and {topic.id!r}"))
+    return problems
+
+
+# --- the topic graph: `requires` edges point from a topic to what must be known first ---
+
+
+def graph_problems(topics: Sequence[Topic]) -> list[tuple[int, int, str]]:
+    """Unknown or repeated ids in `requires`, and every cycle: (topic index, index in its requires, message).
+
+    A cycle is reported once, at the edge that closes it, with the whole loop spelled out.
+    """
+    ids = {topic.id: number for number, topic in enumerate(topics)}
+    problems = []
+    for number, topic in enumerate(topics):
+        for index, wanted in enumerate(topic.requires):
+            if wanted not in ids:
+                near = difflib.get_close_matches(wanted, list(ids), n=1, cutoff=_NEAR)
+                hint = _("; did you mean {name}?").format(name=near[0]) if near else ""
+                problems.append((number, index, _("requires unknown topic {id!r}{hint}").format(id=wanted, hint=hint)))
+            elif wanted in topic.requires[:index]:
+                problems.append((number, index, _("requires {id!r} twice").format(id=wanted)))
+    state = dict.fromkeys(ids, 0)   # 0 unvisited, 1 on the current path, 2 done
+    for root in ids:
+        if state[root] == 0:
+            problems += _cycles_from(root, topics, ids, state)
+    return problems
+
+
+def _cycles_from(root: str, topics: Sequence[Topic], ids: dict[str, int], state: dict[str, int]):
+    """Depth-first from `root` without recursion; an edge back into the current path closes a cycle."""
+    def edges_of(topic_id: str):   # a repeated edge is reported as such, not as a second cycle
+        wanted = topics[ids[topic_id]].requires
+        return iter([(index, name) for index, name in enumerate(wanted) if name not in wanted[:index]])
+
+    problems = []
+    path, edges = [root], [edges_of(root)]
+    state[root] = 1
+    while path:
+        step = next(edges[-1], None)
+        if step is None:
+            state[path.pop()] = 2
+            edges.pop()
+            continue
+        index, wanted = step
+        if wanted not in ids or state[wanted] == 2:
+            continue
+        if state[wanted] == 1:
+            loop = " → ".join([path[-1], *path[path.index(wanted):]])
+            problems.append((ids[path[-1]], index, _("requires {id!r}, which needs it in turn: {loop}").format(
+                id=wanted, loop=loop)))
+            continue
+        state[wanted] = 1
+        path.append(wanted)
+        edges.append(edges_of(wanted))
+    return problems
+
+
+def prerequisites(topic_id: str) -> tuple[Topic, ...]:
+    """The topics `topic_id` requires directly, in the order the file lists them."""
+    by_id = {topic.id: topic for topic in _topics()}
+    return tuple(by_id[wanted] for wanted in by_id[topic_id].requires)
+
+
+def dependents(topic_id: str) -> tuple[Topic, ...]:
+    """The topics that require `topic_id` directly (what builds on it), in file order."""
+    return tuple(topic for topic in _topics() if topic_id in topic.requires)
+
+
+def layers() -> list[list[Topic]]:
+    """The graph in layers: layer 0 needs nothing, layer n needs something of layer n - 1 (and nothing later)."""
+    depth: dict[str, int] = {}
+    topics = _topics()
+    while len(depth) < len(topics):   # the graph is acyclic (checked on load), so every pass places some topic
+        for topic in topics:
+            if topic.id not in depth and all(wanted in depth for wanted in topic.requires):
+                depth[topic.id] = 1 + max((depth[wanted] for wanted in topic.requires), default=-1)
+    return [[topic for topic in topics if depth[topic.id] == level] for level in range(max(depth.values()) + 1)]
+
+
+def check_file(root: Node | None, name: str) -> list[str]:
+    """A topics file's problems as `FILE:LINE:COL: message` (`decks check`): fields, names and the graph."""
+    from yaml import MappingNode, SequenceNode
+
+    from studytool.decks.validate import _Bad, plain
+
+    entries = _value(root, "topics") if isinstance(root, MappingNode) else None
+    if not isinstance(entries, SequenceNode):
+        return [f"{name}:1:1: " + _("a topics file is a mapping with 'groups' and a 'topics' list")]
+    problems, topics, nodes = [], [], []
+    groups = _value(root, "groups")
+    try:
+        groups = plain(groups) if isinstance(groups, MappingNode) else {}
+    except _Bad as error:
+        problems.append(f"{_at(name, error.node or groups)}: {error}")
+        groups = {}
+    for node in entries.value:
+        try:
+            topics.append(_topic(plain(node) if isinstance(node, MappingNode) else {}, groups))
+            nodes.append(node)
+        except (StudytoolError, _Bad) as error:
+            where = getattr(error, "node", None) or node
+            problems.append(f"{_at(name, where)}: {str(error).removeprefix('topics.yaml: ')}")
+            known = _value(node, "id") if isinstance(node, MappingNode) else None
+            if known is not None and isinstance(known.value, str):   # still a topic others may require
+                topics.append(Topic(known.value, "", (), "", ""))
+                nodes.append(node)
+    problems += [f"{_at(name, nodes[number])}: {message}" for number, message in _name_problems(topics)]
+    for number, index, message in sorted(graph_problems(topics)):
+        requires = _value(nodes[number], "requires")
+        problems.append(f"{_at(name, requires.value[index])}: " + _("topic {id!r} {message}").format(
+            id=topics[number].id, message=message))
+    return problems
+
+
+def check_topic_files(paths: Sequence[Path] = ()) -> list[str]:
+    """`decks check`'s part on topics: the bundled topics file, or each file named topics.yaml among `paths`."""
+    from studytool.decks.loader import NOT_DECKS, read_yaml
+
+    sources = [path for path in paths if path.name in NOT_DECKS] if paths else [
+        files("studytool.decks").joinpath("bundled", "topics.yaml")]
+    problems: list[str] = []
+    for source in sources:
+        found: list[str] = []
+        root = read_yaml(source, str(source), found)
+        problems += found or check_file(root, str(source))
+    return problems
+
+
+def _value(node: Node, key: str) -> Node | None:
+    return next((value for k, value in node.value if getattr(k, "value", None) == key), None)
+
+
+def _at(name: str, node: Node) -> str:
+    return f"{name}:{node.start_mark.line + 1}:{node.start_mark.column + 1}"
 
 
 def load_topics() -> list[Topic]:

@@ -137,3 +137,136 @@ def test_a_malformed_topic_entry_is_a_clear_error(entry, words):
 
     with pytest.raises(StudytoolError, match=words):
         topics._topic(entry, {"g": "G"})
+
+
+# --- the topic graph (`requires`) ----------------------------------------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
+
+from studytool.cli import app  # noqa: E402
+from studytool.decks.topics import Topic, dependents, graph_problems, layers, prerequisites  # noqa: E402
+
+# Prerequisites the notes teach in this order: each later idea is built from the earlier one.
+TRUE_EDGES = [
+    ("multi-head", "attention"), ("attention", "softmax"), ("layernorm", "residual"),
+    ("causal-mask", "attention"), ("padding-mask", "attention"), ("cross-attention", "attention"),
+    ("positional-encoding", "embedding"), ("bn-vs-ln", "layernorm"), ("post-pre-ln", "layernorm"),
+    ("encoder-block", "multi-head"), ("encoder-block", "ffn"), ("encoder", "encoder-block"),
+    ("decoder", "causal-mask"), ("decoder", "cross-attention"), ("teacher-forcing", "decoder"),
+    ("bert", "encoder"),
+]
+
+
+def test_the_bundled_graph_has_the_notes_prerequisites():
+    edges = {(topic.id, wanted) for topic in TOPICS for wanted in topic.requires}
+    assert len(edges) >= 15
+    assert set(TRUE_EDGES) <= edges
+    assert graph_problems(TOPICS) == []
+
+
+def test_prerequisites_and_dependents_are_the_two_directions_of_one_edge():
+    assert [t.id for t in prerequisites("multi-head")] == ["attention"]
+    assert [t.id for t in prerequisites("softmax")] == []
+    assert {"multi-head", "padding-mask", "causal-mask", "cross-attention"} <= {t.id for t in dependents("attention")}
+    for topic in TOPICS:
+        for wanted in prerequisites(topic.id):
+            assert topic in dependents(wanted.id)
+
+
+def test_layers_put_every_topic_once_after_everything_it_needs():
+    levels = {topic.id: n for n, layer in enumerate(layers()) for topic in layer}
+    assert sorted(levels) == sorted(t.id for t in TOPICS)
+    assert levels["softmax"] == 0 and levels["attention"] == 1 and levels["multi-head"] == 2
+    for topic in TOPICS:
+        assert all(levels[wanted] < levels[topic.id] for wanted in topic.requires)
+        if topic.requires:   # placed as early as it can be: right after its latest prerequisite
+            assert levels[topic.id] == 1 + max(levels[wanted] for wanted in topic.requires)
+
+
+def _graph(edges: dict[str, list[str]]) -> list[Topic]:
+    return [Topic(name, name, (), "g", "s", requires=tuple(wanted)) for name, wanted in edges.items()]
+
+
+def test_graph_problems_name_unknown_ids_repeats_and_the_whole_cycle():
+    topics = _graph({"a": ["b"], "b": ["c", "zz"], "c": ["a", "c"], "d": ["d", "d"]})
+    assert graph_problems(topics) == [
+        (1, 1, "requires unknown topic 'zz'"),
+        (3, 1, "requires 'd' twice"),
+        (2, 0, "requires 'a', which needs it in turn: c → a → b → c"),
+        (2, 1, "requires 'c', which needs it in turn: c → c"),
+        (3, 0, "requires 'd', which needs it in turn: d → d"),
+    ]
+
+
+@given(st.integers(2, 12).flatmap(lambda n: st.tuples(
+    st.just(n), st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=30))))
+def test_edges_that_only_point_back_never_make_a_cycle_and_one_forward_edge_closes_one(case):
+    n, pairs = case
+    edges = {f"t{i}": sorted({f"t{j}" for a, j in pairs if a == i and j < i}) for i in range(n)}
+    assert graph_problems(_graph(edges)) == []
+    # t0 -> t{n-1} -> ... : a path back down exists iff t{n-1} reaches t0 through backward edges
+    edges["t0"].append(f"t{n - 1}")
+    reach, frontier = set(), [f"t{n - 1}"]
+    while frontier:
+        node = frontier.pop()
+        if node not in reach:
+            reach.add(node)
+            frontier += edges[node] if node != "t0" else []
+    cycles = [p for p in graph_problems(_graph(edges)) if "in turn" in p[2]]
+    assert bool(cycles) == ("t0" in reach)
+
+
+TOPIC_FILE = """\
+groups:
+  g: {en: G, zh: G}
+topics:
+  - id: a
+    title: A
+    group: g
+    summary: s
+    requires: [b]
+  - id: b
+    title: B
+    group: g
+    summary: s
+    requires: [a, zz]
+"""
+
+
+def test_decks_check_refuses_a_cycle_and_an_unknown_id_at_their_line_and_column(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path))
+    path = tmp_path / "topics.yaml"
+    path.write_text(TOPIC_FILE, encoding="utf-8")
+    result = CliRunner().invoke(app, ["decks", "check", str(path)])
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"{path}:13:16: topic 'b' requires 'a', which needs it in turn: b → a → b",
+        f"{path}:13:19: topic 'b' requires unknown topic 'zz'",
+    ]
+
+
+def test_decks_check_passes_the_bundled_graph_and_names_a_broken_entry_without_cascading(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path))
+    assert CliRunner().invoke(app, ["decks", "check"]).exit_code == 0
+    path = tmp_path / "topics.yaml"
+    path.write_text(TOPIC_FILE.replace("requires: [b]", "requires: b").replace("[a, zz]", "[a]"), encoding="utf-8")
+    result = CliRunner().invoke(app, ["decks", "check", str(path)])
+    # 'a' is broken, yet still a topic: b's edge to it is no "unknown topic"
+    assert result.stdout.splitlines() == [f"{path}:4:5: topic 'a': 'requires' must be a list of topic ids"]
+
+
+def test_the_loaded_topics_refuse_a_cycle_in_one_line(monkeypatch):
+    from studytool.decks import topics
+
+    cyclic = {"groups": {"g": {"en": "G", "zh": "G"}}, "topics": [
+        {"id": "a", "title": "A", "group": "g", "summary": "s", "requires": ["b"]},
+        {"id": "b", "title": "B", "group": "g", "summary": "s", "requires": ["a"]}]}
+    monkeypatch.setattr(topics, "_document", lambda: cyclic)
+    topics._topics.cache_clear()
+    try:
+        with pytest.raises(StudytoolError, match=r"^topics.yaml: topic 'b' requires 'a', which needs it in turn: b → a → b$"):
+            topics.load_topics()
+    finally:
+        topics._topics.cache_clear()

@@ -54,10 +54,12 @@ def decks_check(
 ) -> None:
     """Validate decks: 'ok: N decks, M cards', or every problem as FILE:LINE:COL and exit 1."""
     from studytool.decks.loader import check_decks
+    from studytool.decks.topics import check_topic_files
 
     result = check_decks(ctx.obj, paths or ())
-    if result.problems:
-        typer.echo("\n".join(result.problems))
+    problems = result.problems + check_topic_files(paths or ())
+    if problems:
+        typer.echo("\n".join(problems))
         raise typer.Exit(1)
     decks = (_("{n} deck") if len(result.decks) == 1 else _("{n} decks")).format(n=len(result.decks))
     cards = (_("{n} card") if result.cards == 1 else _("{n} cards")).format(n=result.cards)

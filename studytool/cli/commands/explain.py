@@ -14,10 +14,19 @@ def explain_command(
     ctx: typer.Context,
     topic: Optional[list[str]] = typer.Argument(None, metavar="TOPIC", help="Topic id, alias or unique prefix (English or Chinese)."),
     seed: Annotated[Optional[int], seed_option("Draw a fresh example of TOPIC from this seed.")] = None,
+    graph: bool = typer.Option(False, "--graph", help="Draw the topic graph: every topic after what it requires."),
 ) -> None:
     """Explain a topic with a live example from the engine; without TOPIC, list the topics."""
     from studytool.cli.render.common import console
 
+    if graph:
+        if topic or seed is not None:
+            raise typer.BadParameter(_("--graph draws every topic; drop TOPIC and --seed"), param_hint="'--graph'")
+        from studytool.cli.render.explain import render_graph
+        from studytool.decks.topics import layers
+
+        render_graph(layers(), console())
+        return
     if not topic:
         if seed is not None:
             raise typer.BadParameter(_("a seed draws one topic's example; name the topic, e.g. "

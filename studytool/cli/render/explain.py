@@ -88,6 +88,31 @@ def _cards(explanation: Explanation, console: Console) -> None:
     console.print(Text.assemble("  ", (_label(_("Quiz them")), "bold"), (explanation.quiz_command, "green")))
 
 
+def _neighbours(explanation: Explanation, console: Console) -> None:
+    """Where the topic sits in the graph: what it needs, and what builds on it."""
+    for label, topics in ((_("Needs"), explanation.requires), (_("Builds on it"), explanation.required_by)):
+        names = Text(", ").join(Text(topic.id, style="cyan") for topic in topics) if topics else Text(
+            _("no topic"), style="dim")
+        console.print(Text.assemble((_label(label), "bold"), names))
+
+
+def render_graph(layers: Sequence[Sequence[Topic]], console: Console) -> None:
+    """The whole topic graph, in layers: each topic with what it needs (all of it in earlier layers)."""
+    console.print(Text(_("Topic graph: each topic comes after what it needs (← requires)"), style="bold"))
+    width = max(len(topic.id) for layer in layers for topic in layer)
+    for level, layer in enumerate(layers):
+        title = _("Layer {n}: needs nothing") if level == 0 else _("Layer {n}")
+        console.print(_section(title.format(n=level)))
+        for topic in layer:
+            line = Text.assemble("  ", (topic.id, "cyan"))
+            if topic.requires:
+                line.append(" " * (width - len(topic.id)) + "  ← ", style="dim")
+                line.append(", ".join(topic.requires))
+            console.print(line)
+    console.print()
+    console.print(Text(_("One topic with what it needs and what builds on it: studytool explain TOPIC"), style="dim"))
+
+
 def render_explanation(explanation: Explanation, console: Console) -> None:
     """The topic: idea, formulas, live example, common mistakes, and the cards that drill it."""
     topic = explanation.topic
@@ -96,6 +121,7 @@ def render_explanation(explanation: Explanation, console: Console) -> None:
         (_label(_("Also")) + ", ".join(topic.aliases), "dim"),
     )
     console.print(Panel(header, expand=False))
+    _neighbours(explanation, console)
 
     console.print(_section(_("Idea")))
     for paragraph in topic.summary.split("\n\n"):
