@@ -137,6 +137,21 @@ ZH: dict[str, str] = {
     "{n} decks": "{n} 个卡组",
     "{n} card": "{n} 张卡片",
     "{n} cards": "{n} 张卡片",
+    # the topic graph (topics.yaml `requires`): explain, explain --graph, decks check
+    "requires unknown topic {id!r}{hint}": "依赖了不存在的主题 {id!r}{hint}",
+    "requires {id!r} twice": "重复依赖 {id!r}",
+    "requires {id!r}, which needs it in turn: {loop}": "依赖 {id!r}，而它又反过来依赖本主题：{loop}",
+    "a topics file is a mapping with 'groups' and a 'topics' list": "主题文件应是含 'groups' 和 'topics' 列表的映射",
+    "topic {id!r} {message}": "主题 {id!r} {message}",
+    "Needs": "需要先学",
+    "Builds on it": "以它为基础",
+    "no topic": "无",
+    "Topic graph: each topic comes after what it needs (← requires)": "主题图：每个主题排在它依赖的主题之后（← 依赖）",
+    "Layer {n}: needs nothing": "第 {n} 层：不依赖其他主题",
+    "Layer {n}": "第 {n} 层",
+    "One topic with what it needs and what builds on it: studytool explain TOPIC":
+        "查看一个主题依赖什么、什么以它为基础：studytool explain TOPIC",
+    "--graph draws every topic; drop TOPIC and --seed": "--graph 画出全部主题；请去掉 TOPIC 和 --seed",
     # explain and calc
     "Idea": "要点",
     "Formulas": "公式",
