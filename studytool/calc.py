@@ -129,6 +129,57 @@ def positional_encoding(d_model: int, positions: int) -> dict[str, Any]:
     return {"d_model": d_model, "positions": positions, "table": engine_pe(positions, d_model).tolist()}
 
 
+MASK_MAX_LEN = 512      # keys (and queries) of one drawn mask
+WEIGHTS_MAX_SEQ = 16    # --weights draws an L x L grid per head
+
+
+def parse_lengths(text: str) -> list[int]:
+    """Sentence lengths typed as `3,5,2` (or `3 5 2`, `3，5，2`): whole numbers from 1 on."""
+    tokens = [t for t in re.split(r"[,，\s]+", text) if t]
+    if not tokens:
+        raise StudytoolError(_("empty lengths: give sentence lengths like 3,5,2"))
+    lengths = []
+    for token in tokens:
+        if not token.isdigit() or len(token) > 6 or int(token) < 1:
+            raise StudytoolError(_("a sentence length is a whole number from 1 on, got {token}").format(token=token))
+        lengths.append(int(token))
+    return lengths
+
+
+def mask(causal: int | None = None, lengths: Sequence[int] | None = None) -> dict[str, Any]:
+    """The engine's causal mask (n x n) or padding mask (B x max_len); True = blocked."""
+    from studytool.engine import causal_mask, padding_mask
+
+    if (causal is None) == (lengths is None):
+        raise StudytoolError(_("give one of --causal N or --lengths 3,5,2"))
+    size = causal if causal is not None else max(lengths)
+    _check_sizes(n=size)
+    if size > MASK_MAX_LEN:
+        raise StudytoolError(_("a mask over {n} positions is too large to draw (at most {most})").format(
+            n=size, most=MASK_MAX_LEN))
+    if causal is not None:
+        return {"kind": "causal", "n": causal, "blocked": causal_mask(causal).tolist()}
+    return {"kind": "padding", "lengths": list(lengths), "max_len": size,
+            "blocked": padding_mask(lengths, size).tolist()}
+
+
+def attention_weights(seq: int, d_model: int, heads: int, seed: int) -> dict[str, Any]:
+    """Per-head attention weights of the engine's MultiHeadAttention for one sentence of random embeddings.
+
+    The input X (1, L, d_model) and the layer's weights (PyTorch's initialisation) both come from `seed`.
+    """
+    import numpy as np
+
+    from studytool.engine import MultiHeadAttention
+
+    if seq > WEIGHTS_MAX_SEQ:
+        raise StudytoolError(_("--weights draws an L x L grid per head: use --seq {most} or less").format(
+            most=WEIGHTS_MAX_SEQ))
+    x = np.random.default_rng(seed).standard_normal((1, seq, d_model))  # (1, L, d)
+    _out, weights = MultiHeadAttention(d_model, heads, seed=seed)(x, x, x)  # weights (1, H, L, L)
+    return {"seed": seed, "heads": weights[0].tolist()}
+
+
 # The parts in the order shown. A stack is N blocks plus a final LayerNorm (2 * d_model with
 # LayerNorms, nothing in the notes' convention), so the N x block row comes first to show the sum.
 PARAM_PARTS = ("mha", "ffn", "layer_norm", "encoder_layer", "decoder_layer", "encoder_layers", "encoder",
@@ -193,8 +244,9 @@ def params(
     }
 
 
-def attention(batch: int, seq: int, d_model: int, heads: int) -> dict[str, Any]:
-    """The multi-head self-attention shape chain of one encoder layer, as the engine records it."""
+def attention(batch: int, seq: int, d_model: int, heads: int, weights_seed: int | None = None) -> dict[str, Any]:
+    """The multi-head self-attention shape chain of one encoder layer, as the engine records it;
+    with `weights_seed`, also the weights of a seeded example (`attention_weights`)."""
     from studytool.engine import trace_shapes
 
     _check_sizes(batch=batch, seq=seq, d_model=d_model, heads=heads)
@@ -206,11 +258,14 @@ def attention(batch: int, seq: int, d_model: int, heads: int) -> dict[str, Any]:
         s for s in steps
         if s.part == "encoder" and s.name.startswith(prefix) and not s.name.endswith("add & norm")
     ]
-    return {
+    result = {
         "batch": batch, "seq": seq, "d_model": d_model, "heads": heads, "d_k": d_model // heads,
         "steps": [{"name": _("input X") if s is chain[0] else s.name.removeprefix(prefix), "shape": list(s.shape)}
                   for s in chain],
     }
+    if weights_seed is not None:
+        result["weights"] = attention_weights(seq, d_model, heads, weights_seed)
+    return result
 
 
 def shapes(

@@ -66,13 +66,29 @@ def calc_softmax(
 def calc_pe(
     d_model: int = typer.Option(..., "--d-model", metavar="D", help="Encoding width (odd works)."),
     positions: int = typer.Option(..., "--positions", metavar="N", help="Number of positions, from 0."),
+    plot: bool = typer.Option(False, "--plot", help="Draw the table as a heatmap (positions x dimensions) above it."),
     as_json: Json = False,
 ) -> None:
     """The sinusoidal positional-encoding table: a row per dimension, as many positions as fit; --json gives all."""
     from studytool import calc
-    from studytool.cli.render.calc import render_pe
+    from studytool.cli.render.calc import render_pe, render_pe_plot
 
-    _show(calc.positional_encoding(d_model, positions), as_json, render_pe)
+    _show(calc.positional_encoding(d_model, positions), as_json, render_pe_plot if plot else render_pe)
+
+
+@app.command("mask")
+def calc_mask(
+    causal: Optional[int] = typer.Option(None, "--causal", metavar="N", help="The N x N causal mask of a decoder."),
+    lengths: Optional[str] = typer.Option(None, "--lengths", metavar="LENGTHS",
+                                          help="The padding mask of a batch of sentences of these lengths: 3,5,2"),
+    as_json: Json = False,
+) -> None:
+    """A mask as a grid: row = query, column = key; blocked or visible."""
+    from studytool import calc
+    from studytool.cli.render.calc import render_mask
+
+    parsed = calc.parse_lengths(lengths) if lengths is not None else None
+    _show(calc.mask(causal=causal, lengths=parsed), as_json, render_mask)
 
 
 @app.command("attention")
@@ -81,13 +97,15 @@ def calc_attention(
     seq: int = typer.Option(..., "--seq", metavar="L", help="Sequence length L."),
     d_model: DModel = 512,
     heads: Heads = 8,
+    weights: bool = typer.Option(False, "--weights", help="Also the engine's weights per head for one random sentence."),
+    seed: int = typer.Option(0, "--seed", metavar="S", min=0, help="Seed of that sentence and layer (with --weights)."),
     as_json: Json = False,
 ) -> None:
     """The shapes through multi-head self-attention."""
     from studytool import calc
     from studytool.cli.render.calc import render_attention
 
-    _show(calc.attention(batch, seq, d_model, heads), as_json, render_attention)
+    _show(calc.attention(batch, seq, d_model, heads, weights_seed=seed if weights else None), as_json, render_attention)
 
 
 @app.command("params")

@@ -116,6 +116,51 @@ def render_pe(r: dict[str, Any], console: Console) -> None:
             dims=rows_shown, d_model=d_model, shown=shown, positions=positions), style="dim"))
 
 
+def render_pe_plot(r: dict[str, Any], console: Console) -> None:
+    """`calc pe --plot`: the heatmap (rows = positions, columns = dimensions j), then the table."""
+    from studytool.cli.render.pictures import PE_PLOT_POSITIONS, pe_heatmap, shade_legend
+
+    heatmap = pe_heatmap(r["table"])
+    console.print(heatmap)
+    console.print(shade_legend(console, 1.0, signed=True))
+    shown, rows = heatmap.layout(console.width)[3], min(r["positions"], PE_PLOT_POSITIONS)
+    if shown < r["d_model"] or rows < r["positions"]:
+        console.print(Text(_("showing {dims} of {d_model} dimensions and {shown} of {positions} positions; "
+                             "--json gives the whole table").format(
+            dims=shown, d_model=r["d_model"], shown=rows, positions=r["positions"]), style="dim"))
+    console.print()
+    render_pe(r, console)
+
+
+def render_mask(r: dict[str, Any], console: Console) -> None:
+    """`calc mask`: the causal grid, or one grid per sentence of a padded batch."""
+    from rich.columns import Columns
+
+    from studytool.cli.render.pictures import MaskGrid, mask_legend, padding_grids
+
+    if r["kind"] == "causal":
+        console.print(Text(_("causal mask, n = {n}: query i sees keys j <= i").format(n=r["n"]), style="bold"))
+        console.print(MaskGrid(r["blocked"]))
+    else:
+        console.print(Text(_("padding mask, lengths {lengths}, max_len = {max_len}: padded keys are blocked").format(
+            lengths=", ".join(map(str, r["lengths"])), max_len=r["max_len"]), style="bold"))
+        console.print(Columns(padding_grids(r["blocked"]), padding=(0, 3)))
+    console.print(mask_legend(console))
+
+
+def _weights(console: Console, weights: dict[str, Any]) -> None:
+    from rich.columns import Columns
+
+    from studytool.cli.render.pictures import shade_legend, weights_heatmaps
+
+    console.print()
+    console.print(Text(_("Attention weights per head: one random sentence, seed {seed} (each row sums to 1)").format(
+        seed=weights["seed"]), style="bold"))
+    maps = weights_heatmaps(weights["heads"])
+    console.print(Columns(maps, padding=(1, 3)))
+    console.print(shade_legend(console, maps[0].top, signed=False))
+
+
 def _facts(console: Console, facts: Sequence[str]) -> None:
     """`B = 32, L = 10, ...` in bold, wrapping between facts so that none is split across lines."""
     lines = [""]
@@ -147,6 +192,8 @@ def render_attention(r: dict[str, Any], console: Console) -> None:
     _facts(console, [f"B = {r['batch']}", f"L = {r['seq']}", f"d_model = {r['d_model']}", f"h = {r['heads']}",
                      f"d_k = d_model / h = {r['d_k']}"])
     console.print(_steps_table(r["steps"], with_part=False))
+    if "weights" in r:
+        _weights(console, r["weights"])
 
 
 def render_params(r: dict[str, Any], console: Console) -> None:

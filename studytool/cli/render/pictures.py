@@ -31,10 +31,11 @@ class Glyphs:
     more: str                 # columns left out
     none: str                 # a value that does not exist
     axis: str                 # a chart's y axis, its corner and its x axis
+    at_most: str
 
 
-UNICODE = Glyphs("·", "░▒▓█", "▁▂▃▄▅▆▇█", "■", "□", "…", "—", "│└─")
-ASCII = Glyphs(".", ":=#@", "___===##", "#", ".", ">", "-", "|+-")
+UNICODE = Glyphs("·", "░▒▓█", "▁▂▃▄▅▆▇█", "■", "□", "…", "—", "│└─", "≤")
+ASCII = Glyphs(".", ":=#@", "___===##", "#", ".", ">", "-", "|+-", "<=")
 SHADE_STYLES = ("green", "green", "bold green", "bold bright_green")
 SIGN_STYLES = {1: "red", -1: "blue"}  # repeats the sign glyph, as a diverging palette does
 
@@ -223,9 +224,9 @@ class Heatmap(_Picture):
     """
 
     def __init__(self, matrix: Sequence[Sequence[float]], row_labels: Sequence[str], col_labels: Sequence[str],
-                 *, signed: bool, top: float = 1.0, numbers: bool = False, corner: str = ""):
+                 *, signed: bool, top: float = 1.0, numbers: bool = False, corner: str = "", title: str | None = None):
         self.matrix, self.row_labels, self.col_labels = matrix, list(row_labels), list(col_labels)
-        self.signed, self.top, self.numbers, self.corner = signed, top, numbers, corner
+        self.signed, self.top, self.numbers, self.corner, self.title = signed, top, numbers, corner, title
 
     def _cell(self, value: float, glyphs: Glyphs, numbers: bool) -> Text:
         if self.signed:
@@ -236,15 +237,22 @@ class Heatmap(_Picture):
                                                                                                    "dim")
         return cell.append(f" {value:.2f}") if numbers else cell
 
-    def lines(self, width: int, glyphs: Glyphs) -> list[Text]:
+    def layout(self, width: int) -> tuple[int, int, bool, int]:
+        """(label width, cell width, numbers shown, columns shown) for a picture `width` cells wide."""
         label_width = max([cell_len(self.corner)] + [cell_len(label) for label in self.row_labels]) + 1
         numbers = self.numbers and label_width + 8 * len(self.col_labels) <= width
         cell = 8 if numbers else max(3, max((cell_len(label) for label in self.col_labels), default=0) + 1)
         columns = len(self.col_labels)
         shown = columns if label_width + cell * columns <= width else max(1, (width - label_width - 1) // cell)
+        return label_width, cell, numbers, shown
+
+    def lines(self, width: int, glyphs: Glyphs) -> list[Text]:
+        label_width, cell, numbers, shown = self.layout(width)
+        columns = len(self.col_labels)
         head = pad(self.corner, label_width) + "".join(pad(label, cell - 1, right=True) + " "
                                                         for label in self.col_labels[:shown])
-        lines = [Text(head.rstrip() + (" " + glyphs.more if shown < columns else ""), style="dim")]
+        lines = [Text(self.title, style="bold")] if self.title else []
+        lines.append(Text(head.rstrip() + (" " + glyphs.more if shown < columns else ""), style="dim"))
         for label, row in zip(self.row_labels, self.matrix):
             line = Text(pad(label, label_width), style="dim")
             for value in row[:shown]:
@@ -297,3 +305,34 @@ def padding_grids(blocked: Sequence[Sequence[bool]]) -> list[MaskGrid]:
     return [MaskGrid([row] * len(row), title=_("sentence {b} (length {n})").format(b=b, n=row.count(False)))
             for b, row in enumerate([list(map(bool, row)) for row in blocked])]
 
+
+
+def shade_legend(console: Console, top: float, signed: bool) -> Text:
+    """What each shade stands for: `· < 0.12  ░ ≤ 0.25  ▒ ≤ 0.50  ▓ ≤ 0.75  █ ≤ 1.00` (of `top`)."""
+    glyphs = glyphs_for(console.encoding)
+    legend = Text(style="dim")
+    if signed:
+        legend.append("+", SIGN_STYLES[1]).append(" >0  ").append("-", SIGN_STYLES[-1]).append(" <0   ")
+    legend.append(glyphs.zero).append(f" <{top / 8:.2f}")
+    for shade, bound in enumerate((0.25, 0.5, 0.75, 1.0)):
+        legend.append("  ").append(glyphs.shades[shade], SHADE_STYLES[shade])
+        legend.append(f" {glyphs.at_most}{bound * top:.2f}")
+    return legend
+
+
+PE_PLOT_POSITIONS = 48   # rows of a PE heatmap; the bands show long before
+
+
+def pe_heatmap(table: Sequence[Sequence[float]]) -> Heatmap:
+    """A PE table (positions x dimensions) as a signed heatmap: sin and cos bands, slower to the right."""
+    rows = table[:PE_PLOT_POSITIONS]
+    return Heatmap(rows, [str(pos) for pos in range(len(rows))], [str(j) for j in range(len(table[0]))],
+                   signed=True, corner="pos\\j")
+
+
+def weights_heatmaps(heads: Sequence[Sequence[Sequence[float]]]) -> list[Heatmap]:
+    """Per-head attention weights (H, L_q, L_k), each row summing to 1; shaded against the largest weight."""
+    top = max(max(max(row) for row in head) for head in heads)
+    return [Heatmap(head, [f"q{i}" for i in range(len(head))], [f"k{j}" for j in range(len(head[0]))],
+                    signed=False, top=top, numbers=True, title=_("head {h}").format(h=h))
+            for h, head in enumerate(heads)]
