@@ -264,17 +264,6 @@ ZH: dict[str, str] = {
     "blocked": "遮住", "visible": "可见",
     "(row = query, column = key)": "（行 = query，列 = key）",
     "sentence {b} (length {n})": "句子 {b}（长度 {n}）",
-    "head {h}": "头 {h}",
-    "causal mask, n = {n}: query i sees keys j <= i": "因果掩码，n = {n}：第 i 个 query 只看 j <= i 的 key",
-    "padding mask, lengths {lengths}, max_len = {max_len}: padded keys are blocked":
-        "填充掩码，长度 {lengths}，max_len = {max_len}：补齐的 key 被遮住",
-    "Attention weights per head: one random sentence, seed {seed} (each row sums to 1)":
-        "各头的注意力权重：一句随机输入，种子 {seed}（每行和为 1）",
-    "empty lengths: give sentence lengths like 3,5,2": "长度为空：请给出句子长度，例如 3,5,2",
-    "a sentence length is a whole number from 1 on, got {token}": "句子长度须是从 1 起的整数，收到的是 {token}",
-    "give one of --causal N or --lengths 3,5,2": "请给出 --causal N 或 --lengths 3,5,2 其中之一",
-    "a mask over {n} positions is too large to draw (at most {most})": "{n} 个位置的掩码太大，画不下（最多 {most}）",
-    "--weights draws an L x L grid per head: use --seq {most} or less": "--weights 为每个头画一张 L x L 的图：请用 --seq {most} 或更小",
     "Answers recorded": "已记录的回答",
     "Score": "得分",
     "Skipped": "跳过",
@@ -296,6 +285,13 @@ ZH: dict[str, str] = {
     "Next card due at {time} ({count} due later today).": "下一张卡片 {time} 到期（今天稍后共 {count} 张到期）。",
     "Next card due {date} at {time}.": "下一张卡片 {date} {time} 到期。",
     "No new cards left in these decks.": "这些卡组里已没有新卡片。",
+    # scheduling: the clock, Anki's day, the outlook, leeches
+    "Due tomorrow: {tomorrow}; in the next 7 days: {week}.": "明天到期：{tomorrow} 张；未来 7 天：{week} 张。",
+    "STUDYTOOL_NOW must be an ISO 8601 time with an offset, like 2026-03-02T08:00:00+00:00; got {value!r}":
+        "STUDYTOOL_NOW 必须是带时区偏移的 ISO 8601 时间，例如 2026-03-02T08:00:00+00:00；收到的是 {value!r}",
+    "day_start must be an hour from 0 to 23, got {value}": "day_start 必须是 0 到 23 之间的整点，收到的是 {value}",
+    "{card} is a leech ({lapses} lapses): suspended; `studytool cards unsuspend {card}` brings it back":
+        "{card} 是难记卡（已遗忘 {lapses} 次）：已暂停；用 `studytool cards unsuspend {card}` 恢复",
     "New cards: {left} of {limit} left today (use --new N for more).": "新卡片：今天还剩 {left} / {limit} 张（用 --new N 放宽上限）。",
     ":q        quit (every answer so far is saved)\n"
     ":skip     skip this card\n"

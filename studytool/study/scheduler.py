@@ -1,60 +1,198 @@
-"""FSRS scheduling: the `fsrs` package, wrapped to read and write our stored `Schedule`.
+"""FSRS scheduling as Anki does it, over our stored `Schedule`.
+
+The memory model (stability, difficulty) is py-fsrs's FSRS-6; what is Anki's
+here, and not py-fsrs's, is how it is driven:
+
+- elapsed time is counted in Anki days (`days.Days`: a day starts at 04:00
+  local time), not in 24-hour periods: a review the next calendar day is
+  1 day later however few hours passed, and FSRS's same-day (short-term)
+  formula applies only within one such day;
+- a review card is due on a day (stored as the moment that day starts), a
+  learning step at a moment;
+- learning and relearning steps follow Anki's `LearningSteps` (Hard on the
+  first step waits halfway to the second; Good moves on; Again restarts);
+- intervals are Anki's: hard <= good - 1 <= easy - 2 for review cards, Easy
+  on a learning card at least the fuzzed Good interval + 1 day, and fuzz from
+  Anki's ranges with a factor fixed by the card and its review count.
 
 A card in the store is one FSRS item; for a generated card that is the
-concept, whatever variant was shown. Auto-graded answers rate Good or Again;
-recall cards are rated 1-4 by the learner.
+concept, whatever variant was shown.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import math
+import random
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
-import fsrs
-
+from studytool.study.days import Days
 from studytool.study.store import Schedule
 
 DEFAULT_RETENTION = 0.9
+LEARNING, REVIEW, RELEARNING = 1, 2, 3      # stored states, as fsrs.State numbers them
+MAXIMUM_INTERVAL = 36500                    # days, Anki's default
+FUZZ_RANGES = ((2.5, 7.0, 0.15), (7.0, 20.0, 0.1), (20.0, math.inf, 0.05))   # Anki's fuzz.rs
 
 
-def make_scheduler(desired_retention: float = DEFAULT_RETENTION, *, fuzz: bool = True) -> fsrs.Scheduler:
-    """FSRS with its default weights and learning steps (1 min, 10 min; relearning 10 min)."""
-    return fsrs.Scheduler(desired_retention=desired_retention, enable_fuzzing=fuzz)
+def rating_for(correct: bool) -> int:
+    """Auto-graded answers: right is Good (3), wrong is Again (1)."""
+    return 3 if correct else 1
 
 
-def rating_for(correct: bool) -> fsrs.Rating:
-    """Auto-graded answers: right is Good, wrong is Again."""
-    return fsrs.Rating.Good if correct else fsrs.Rating.Again
+@dataclass(frozen=True)
+class Rules:
+    """What scheduling depends on: `config`'s values, and the day."""
+
+    retention: float = DEFAULT_RETENTION
+    parameters: tuple[float, ...] | None = None           # None: FSRS-6's defaults (Anki's too)
+    learning_steps: tuple[timedelta, ...] = (timedelta(minutes=1), timedelta(minutes=10))
+    relearning_steps: tuple[timedelta, ...] = (timedelta(minutes=10),)
+    maximum_interval: int = MAXIMUM_INTERVAL
+    fuzz: bool = True
+    days: Days = field(default_factory=Days)
 
 
-def to_fsrs(schedule: Schedule | None) -> fsrs.Card:
-    """A stored schedule as an `fsrs.Card`; None (never reviewed) is a new card."""
-    if schedule is None:
-        return fsrs.Card(card_id=0, due=datetime(1970, 1, 1, tzinfo=timezone.utc))
-    return fsrs.Card(
-        card_id=0,
-        state=fsrs.State(schedule.state),
-        step=schedule.step,
-        stability=schedule.stability,
-        difficulty=schedule.difficulty,
-        due=schedule.due,
-        last_review=schedule.last_review,
-    )
+@dataclass(frozen=True)
+class _Memory:
+    stability: float
+    difficulty: float
 
 
-def from_fsrs(card: fsrs.Card) -> Schedule:
-    return Schedule(
-        state=int(card.state),
-        step=card.step,
-        stability=card.stability,
-        difficulty=card.difficulty,
-        due=card.due,
-        last_review=card.last_review,
-    )
+def fuzz_factor(key: str, reps: int) -> float:
+    """A number in [0, 1) fixed by the card and how many times it was reviewed, as Anki seeds it (id + reps)."""
+    return random.Random(f"{key}:{reps}").random()
 
 
-def next_schedule(scheduler: fsrs.Scheduler, schedule: Schedule | None, rating: int, when: datetime) -> Schedule:
-    """The card's schedule after being rated `rating` (1-4) at `when`."""
-    card, _log = scheduler.review_card(
-        to_fsrs(schedule), fsrs.Rating(rating), review_datetime=when.astimezone(timezone.utc)
-    )
-    return from_fsrs(card)
+def fuzz_bounds(interval: float, minimum: int, maximum: int) -> tuple[int, int]:
+    """Anki's `constrained_fuzz_bounds`: the fuzz range around `interval`, kept within [minimum, maximum]."""
+    minimum = min(minimum, maximum)
+    interval = min(max(interval, minimum), maximum)
+    delta = 0.0 if interval < 2.5 else 1.0 + sum(
+        factor * max(min(interval, end) - start, 0.0) for start, end, factor in FUZZ_RANGES)
+    lower = min(max(_round(interval - delta), minimum), maximum)
+    upper = min(max(_round(interval + delta), minimum), maximum)
+    if upper == lower and 2 < upper < maximum:
+        upper = lower + 1
+    return lower, upper
+
+
+def _round(value: float) -> int:
+    """Rust's `f32::round`: halves away from zero (Python's round() takes halves to even)."""
+    return math.floor(value + 0.5)
+
+
+class Scheduler:
+    """Anki's FSRS answer logic for one set of rules."""
+
+    def __init__(self, rules: Rules = Rules()):
+        import fsrs
+
+        self.rules = rules
+        self.days = rules.days
+        kwargs = {} if rules.parameters is None else {"parameters": rules.parameters}
+        self.model = fsrs.Scheduler(desired_retention=rules.retention, **kwargs)  # the FSRS-6 formulas
+
+    # --- the memory model ----------------------------------------------------
+
+    def _memory(self, schedule: Schedule | None, rating: int, when: datetime) -> _Memory:
+        """Stability and difficulty after `rating` at `when`, with Anki's elapsed days."""
+        import fsrs
+
+        model, grade = self.model, fsrs.Rating(rating)
+        if schedule is None or schedule.stability is None or schedule.difficulty is None:
+            return _Memory(model._initial_stability(rating=grade),
+                           model._initial_difficulty(rating=grade, clamp=True))
+        stability = schedule.stability
+        elapsed = self.days.elapsed(schedule.last_review, when) if schedule.last_review else 0
+        if elapsed == 0:
+            stability = model._short_term_stability(stability=stability, rating=grade)
+        else:
+            recall = (1 + model._FACTOR * elapsed / stability) ** model._DECAY
+            stability = model._next_stability(difficulty=schedule.difficulty, stability=stability,
+                                              retrievability=recall, rating=grade)
+        return _Memory(stability, model._next_difficulty(difficulty=schedule.difficulty, rating=grade))
+
+    def interval(self, stability: float) -> float:
+        """FSRS's interval for the desired retention, in days, unrounded (as Anki's backend gives it)."""
+        model = self.model
+        return stability / model._FACTOR * (self.rules.retention ** (1 / model._DECAY) - 1)
+
+    def retrievability(self, schedule: Schedule, when: datetime) -> float | None:
+        """The chance of recall at `when`, elapsed time counted in Anki days."""
+        if schedule.stability is None or schedule.last_review is None:
+            return None
+        elapsed = self.days.elapsed(schedule.last_review, when)
+        return (1 + self.model._FACTOR * elapsed / schedule.stability) ** self.model._DECAY
+
+    # --- answering -----------------------------------------------------------
+
+    def answer(self, schedule: Schedule | None, rating: int, when: datetime, *, key: str, reps: int) -> Schedule:
+        """The card's schedule after `rating` (1-4) at `when`; `reps`: its review answers before this one."""
+        if rating not in (1, 2, 3, 4):
+            raise ValueError(f"rating must be 1-4, got {rating}")
+        memories = {grade: self._memory(schedule, grade, when) for grade in (1, 2, 3, 4)}
+        fuzz = fuzz_factor(key, reps) if self.rules.fuzz else None
+        if schedule is None or schedule.state == LEARNING:
+            step = 0 if schedule is None else schedule.step or 0
+            return self._stepping(LEARNING, self.rules.learning_steps, step, memories, rating, when, fuzz)
+        if schedule.state == RELEARNING:
+            return self._stepping(RELEARNING, self.rules.relearning_steps, schedule.step or 0,
+                                  memories, rating, when, fuzz)
+        return self._review(memories, rating, when, fuzz)
+
+    def _stepping(self, state: int, steps: tuple[timedelta, ...], step: int, memories: dict[int, _Memory],
+                  rating: int, when: datetime, fuzz: float | None) -> Schedule:
+        """A (re)learning card: Anki's learn.rs / relearn.rs with FSRS."""
+        memory = memories[rating]
+        step = min(step, len(steps) - 1) if steps else 0   # fewer steps configured since: stay on the last
+        delay: timedelta | None = None
+        if rating == 1 and steps:
+            step, delay = 0, steps[0]
+        elif rating == 2 and steps:
+            delay = _hard_delay(steps, step)
+        elif rating == 3 and step + 1 < len(steps):
+            step, delay = step + 1, steps[step + 1]
+        if delay is not None:
+            return Schedule(state, step, memory.stability, memory.difficulty, when + delay, when)
+        minimum = 1
+        if rating == 4:   # Easy waits at least a day longer than Good would have
+            minimum = self._fuzzed(self.interval(memories[3].stability), 1, fuzz) + 1
+        whole_days = float(max(1, _round(self.interval(memory.stability))))   # Anki rounds before the fuzz here
+        return self._due_in(self._fuzzed(whole_days, minimum, fuzz), memory, when)
+
+    def _review(self, memories: dict[int, _Memory], rating: int, when: datetime, fuzz: float | None) -> Schedule:
+        """A review card: Again lapses into relearning; Hard, Good and Easy each at least a day past the one before."""
+        memory = memories[rating]
+        if rating == 1:
+            if self.rules.relearning_steps:
+                return Schedule(RELEARNING, 0, memory.stability, memory.difficulty,
+                                when + self.rules.relearning_steps[0], when)
+            return self._due_in(self._fuzzed(self.interval(memory.stability), 1, None), memory, when)
+        minimum, days = 1, 0
+        for grade in range(2, rating + 1):
+            days = self._fuzzed(self.interval(memories[grade].stability), minimum, fuzz)
+            minimum = days + 1
+        return self._due_in(days, memory, when)
+
+    def _fuzzed(self, interval: float, minimum: int, fuzz: float | None) -> int:
+        """Anki's `with_review_fuzz`: a day count in the fuzz range, or the rounded interval without fuzz."""
+        maximum = self.rules.maximum_interval
+        if fuzz is None:
+            return min(max(_round(interval), min(minimum, maximum)), maximum)
+        lower, upper = fuzz_bounds(interval, minimum, maximum)
+        return math.floor(lower + fuzz * (1 + upper - lower))
+
+    def _due_in(self, days: int, memory: _Memory, when: datetime) -> Schedule:
+        """A review card due `days` Anki days after `when`'s day: due from the moment that day starts."""
+        due = self.days.start(self.days.number(when) + days)
+        return Schedule(REVIEW, None, memory.stability, memory.difficulty, due, when)
+
+
+def _hard_delay(steps: tuple[timedelta, ...], step: int) -> timedelta:
+    """Anki's `hard_delay_secs`: on the first step halfway to the second (1.5x, at most a day more, if alone)."""
+    if step > 0:
+        return steps[step]
+    if len(steps) == 1:
+        return min(steps[0] * 1.5, steps[0] + timedelta(days=1))
+    return (steps[0] + steps[1]) / 2

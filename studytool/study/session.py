@@ -11,6 +11,11 @@ answer (log row and schedule) or skip and asks that card again, `:explain`
 shows the card's topic and then the card again, `:help` (or `:?`) lists these.
 Any other `:word` is an unknown command, never an answer. Ctrl-C ends the
 session like `:q`, marked `Summary.interrupted`.
+
+In a review (and a `quiz --reschedule`) a card in a learning or relearning
+step comes back when its step is due, as in Anki: a step due now goes before
+the next card; when nothing else is left, a step due within the learn-ahead
+window (20 minutes) is asked at once.
 """
 
 from __future__ import annotations
@@ -19,129 +24,20 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Protocol
 
+from studytool.config import now as clock_now
 from studytool.decks.model import Card, Deck
 from studytool.i18n import _
 from studytool.problems.variant import Variant
-from studytool.study.scheduler import DEFAULT_RETENTION, make_scheduler, next_schedule, rating_for
-from studytool.study.stats import TopicScore, due_now, weakest_topics
-from studytool.study.store import Answer, Store
-
-REQUEUE_GAP = 3        # a missed card comes back after this many other cards
-SEED_RANGE = 2**32
+from studytool.study.queue import LEARN_AHEAD, SEED_RANGE, Showing, review_outlook, review_queue, study_days, study_rules
+from studytool.study.scheduler import LEARNING, RELEARNING, Rules, Scheduler, rating_for
+from studytool.study.store import Answer, Schedule, Store
+from studytool.study.summary import Progress, Result, Summary
 
 Ask = Callable[[str], str]   # prompt -> one line; raises EOFError when input ends
 Clock = Callable[[], datetime]
-
-
-def local_now() -> datetime:
-    """Now, in the local time zone: days (the new-card limit, "due today") are local days."""
-    return datetime.now().astimezone()
-
-
-@dataclass(frozen=True)
-class Showing:
-    """One card to pose, with its variant seed (None: the notes' own example)."""
-
-    card: Card
-    seed: int | None
-    again: bool = False   # a missed card come back (review), not one of the session's own cards
-
-
-@dataclass(frozen=True)
-class Progress:
-    """Where the card on screen stands. Missed cards coming back are counted apart, so `total` never grows."""
-
-    number: int     # the session's own cards shown so far, this one included unless it is a card come back
-    total: int      # the session's own cards
-    again: int      # missed cards waiting to come back, this one not included
-    repeat: bool    # this is a missed card come back
-
-
-@dataclass(frozen=True)
-class Result:
-    """One answered showing."""
-
-    card: Card
-    seed: int | None
-    variant: Variant
-    answer: str
-    expected: str
-    correct: bool
-    rating: int
-    hint: str | None
-    review_id: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "card": self.card.key,
-            "topic": self.card.topic,
-            "kind": self.card.kind,
-            "seed": self.seed,
-            "prompt": self.variant.prompt,
-            "answer": self.answer,
-            "expected": self.expected,
-            "correct": self.correct,
-            "rating": self.rating,
-        }
-
-
-@dataclass(frozen=True)
-class Outlook:
-    """Why a review found nothing to ask, and when it will: the next due card and the new-card limit."""
-
-    now: datetime
-    next_due: datetime | None   # the soonest scheduled card of the selection (None: none scheduled yet)
-    due_today: int              # selected cards due before midnight (all later than now)
-    new_left: int               # new cards today's limit still allows
-    new_limit: int
-    new_unseen: int             # selected cards never reviewed
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "next_due": self.next_due.isoformat() if self.next_due else None,
-            "due_today": self.due_today,
-            "new_left_today": self.new_left,
-            "new_limit": self.new_limit,
-            "new_unseen": self.new_unseen,
-        }
-
-
-@dataclass(frozen=True)
-class Summary:
-    mode: str
-    results: tuple[Result, ...]
-    skipped: int
-    seconds: float
-    seed: int | None = None   # quiz: the selection seed, to replay with --seed
-    interrupted: bool = False  # ended by Ctrl-C (the CLI exits 130 after the summary)
-    outlook: Outlook | None = None  # review: set when nothing was due now
-
-    @property
-    def answered(self) -> int:
-        return len(self.results)
-
-    @property
-    def correct(self) -> int:
-        return sum(result.correct for result in self.results)
-
-    def weakest(self) -> list[TopicScore]:
-        return weakest_topics([(r.card.topic, r.correct) for r in self.results])
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "mode": self.mode,
-            "seed": self.seed,
-            "answered": self.answered,
-            "correct": self.correct,
-            "skipped": self.skipped,
-            "seconds": round(self.seconds, 3),
-            "cards": [result.to_json() for result in self.results],
-            "weakest_topics": [score.to_json() for score in self.weakest()],
-            "outlook": self.outlook.to_json() if self.outlook else None,
-        }
 
 
 class View(Protocol):
@@ -177,36 +73,37 @@ class Session:
         mode: str,
         ask: Ask,
         view: View,
-        retention: float = DEFAULT_RETENTION,
-        fuzz: bool = True,
-        clock: Clock = local_now,
+        rules: Callable[[str], Rules] | None = None,
+        clock: Clock = clock_now,
         rng: random.Random | None = None,
     ):
+        """`rules` (deck id -> its scheduling rules) makes answers move the schedule; without, they are only logged."""
         self.store = store
-        self.queue = list(queue)
+        self.queue = [showing for showing in queue if showing.due is None]
+        self.learning = [showing for showing in queue if showing.due is not None]  # steps waiting for their moment
         self.total = sum(not showing.again for showing in self.queue)
         self.mode = mode
         self.ask = ask
         self.view = view
-        self.scheduler = make_scheduler(retention, fuzz=fuzz)
+        self.rules = rules
+        self.schedulers: dict[str, Scheduler] = {}
         self.clock = clock
         self.rng = rng or random.Random()
         self.done: list[tuple[Showing, Result | None]] = []  # each showing left behind: answered, or None if skipped
-        self.requeued: dict[int, Showing] = {}  # review id of a miss -> the showing it put back
+        self.returning: dict[int, Showing] = {}  # review id of an answer -> the learning step it put back
         self.on_screen: tuple[Card, Variant, Progress]  # the card being asked, to show again after :explain
 
     def run(self) -> Summary:
         started = time.monotonic()
         interrupted = False
         try:
-            while self.queue:
-                showing = self.queue.pop(0)
+            while (showing := self._next()) is not None:
                 try:
                     self._pose(showing)
                 except _Skip:
                     self.done.append((showing, None))
                 except _Undo:
-                    self.queue.insert(0, showing)
+                    self._put_back(showing)
                     self._take_back()
                 except _Quit:
                     break
@@ -216,6 +113,25 @@ class Session:
             interrupted = True
         return Summary(self.mode, tuple(self.results), self.skipped, time.monotonic() - started,
                        interrupted=interrupted)
+
+    def _next(self) -> Showing | None:
+        """A learning step due now; else the next card in turn; else, learning ahead, the soonest step due within 20 min."""
+        now = self.clock()
+        ready = [showing for showing in self.learning if showing.due <= now]
+        if not ready and not self.queue:
+            ready = [showing for showing in self.learning if showing.due <= now + LEARN_AHEAD]
+        if ready:
+            showing = min(ready, key=lambda waiting: waiting.due)
+            self.learning.remove(showing)
+            return showing
+        return self.queue.pop(0) if self.queue else None
+
+    def _put_back(self, showing: Showing) -> None:
+        """The card on screen goes back where it came from (`:undo` asks the previous one first)."""
+        if showing.due is not None:
+            self.learning.append(showing)
+        else:
+            self.queue.insert(0, showing)
 
     @property
     def results(self) -> list[Result]:
@@ -242,22 +158,24 @@ class Session:
             typed, grade = self._graded(card, variant)
             correct, expected, hint = grade.correct, grade.expected, grade.hint
             rating = int(rating_for(correct))
-        answer = Answer(
-            card=card.key, topic=card.topic, mode=self.mode, rating=rating, correct=correct, answer=typed,
-            seed=showing.seed, params=dict(variant.params), duration_ms=round((time.monotonic() - shown_at) * 1000),
-            time=self.clock(),
+        answer = Answer(  # an answer that moves the schedule is a review, whichever command asked it
+            card=card.key, topic=card.topic, mode="review" if self.rules else self.mode, rating=rating,
+            correct=correct, answer=typed, seed=showing.seed, params=dict(variant.params),
+            duration_ms=round((time.monotonic() - shown_at) * 1000), time=self.clock(),
         )
-        review_id = self.store.record(answer, self._rescheduler(rating, answer.time))
+        moved: list[Schedule] = []
+        review_id = self.store.record(answer, self._rescheduler(card, rating, answer.time, moved))
         result = Result(card, showing.seed, variant, typed, expected, correct, rating, hint, review_id)
         self.done.append((showing, result))
         self.view.show_result(result)
-        if self.mode == "review" and rating == 1:
-            self._requeue(showing, review_id)
+        if moved and moved[0].state in (LEARNING, RELEARNING):
+            self._come_back(showing, moved[0].due, review_id)
+        if moved:
+            self._check_leech(card, review_id)
 
     def _progress(self, showing: Showing) -> Progress:
         number = sum(not done.again for done, _result in self.done) + (not showing.again)
-        again = sum(queued.again for queued in self.queue)
-        return Progress(number, self.total, again, showing.again)
+        return Progress(number, self.total, len(self.learning), showing.again)
 
     def _graded(self, card: Card, variant: Variant):
         from studytool.problems.answers import AnswerFormatError, grade
@@ -308,21 +226,39 @@ class Session:
                 continue
             return line
 
-    def _rescheduler(self, rating: int, when: datetime):
-        if self.mode != "review":
-            return None  # quiz answers go to the history without moving the schedule
-        return lambda prior: next_schedule(self.scheduler, prior, rating, when)
+    def _rescheduler(self, card: Card, rating: int, when: datetime, moved: list[Schedule]):
+        """The store's callback moving the card's schedule (None: a plain quiz leaves it); the result goes to `moved`."""
+        if self.rules is None:
+            return None
+        if card.deck not in self.schedulers:
+            self.schedulers[card.deck] = Scheduler(self.rules(card.deck))
+        scheduler, reps = self.schedulers[card.deck], self.store.reps(card.key)
+
+        def move(prior: Schedule | None) -> Schedule:
+            moved.append(scheduler.answer(prior, rating, when, key=card.key, reps=reps))
+            return moved[0]
+        return move
 
     # --- queue changes ------------------------------------------------------
 
-    def _requeue(self, showing: Showing, review_id: int) -> None:
-        """A missed card comes back a few cards later, with a different variant."""
+    def _check_leech(self, card: Card, review_id: int) -> None:
+        """Anki's leech: at `leech_threshold` lapses the card is tagged and suspended, and the learner told."""
+        from studytool.study import cards, settings
+
+        lapses = cards.note_lapse(self.store, card.key, review_id, settings.get(self.store, "leech_threshold", card.deck))
+        if lapses is not None:
+            self.view.show_notice(_("{card} is a leech ({lapses} lapses): suspended; "
+                                    "`studytool cards unsuspend {card}` brings it back").format(
+                card=card.key, lapses=lapses))
+
+    def _come_back(self, showing: Showing, due: datetime, review_id: int) -> None:
+        """A card in a learning step waits for it, to be asked again with a different variant."""
         seed = showing.seed
         while seed == showing.seed:
             seed = self.rng.randrange(SEED_RANGE)
-        again = Showing(showing.card, seed, again=True)
-        self.queue.insert(min(REQUEUE_GAP, len(self.queue)), again)
-        self.requeued[review_id] = again
+        again = Showing(showing.card, seed, again=True, due=due)
+        self.learning.append(again)
+        self.returning[review_id] = again
 
     def _take_back(self) -> None:
         """Undo the last answer (log row, schedule, requeued copy) or skip; its card (same variant) comes next."""
@@ -331,10 +267,15 @@ class Session:
             self.view.show_notice(_("Took back the skip of {card}.").format(card=showing.card.key))
         else:
             self.store.undo(result.review_id)
-            again = self.requeued.pop(result.review_id, None)
-            self.queue = [queued for queued in self.queue if queued is not again]
+            if self.rules is not None:
+                from studytool.study import cards, settings
+
+                cards.undo_lapse(self.store, showing.card.key, result.review_id,
+                                 settings.get(self.store, "leech_threshold", showing.card.deck))
+            again = self.returning.pop(result.review_id, None)
+            self.learning = [waiting for waiting in self.learning if waiting is not again]
             self.view.show_notice(_("Took back the answer to {card}.").format(card=showing.card.key))
-        self.queue.insert(0, showing)
+        self.queue.insert(0, replace(showing, due=None))
 
 
 # --- building sessions ------------------------------------------------------
@@ -351,100 +292,24 @@ def quiz(
     topic: str | None = None,
     count: int | None = None,
     seed: int | None = None,
-    clock: Clock = local_now,
+    reschedule: bool = False,
+    clock: Clock = clock_now,
 ) -> Summary:
     """A practice session over a seeded selection: the same cards and variants as `worksheet`.
 
-    Answers go to the history (mode `quiz`); the schedule does not move.
+    Answers go to the history (mode `quiz`) and the schedule does not move;
+    with `reschedule`, each answer moves its card's schedule as a review does
+    (logged as one), as Anki's filtered decks do by default, and the summary
+    carries the outlook.
     """
     from studytool.decks.select import plan
 
     posings = plan(decks, deck_ids=deck_ids, tags=tags, topic=topic, count=count, seed=seed)
     queue = [Showing(posing.card, posing.seed) for posing in posings]
-    summary = Session(store, queue, mode="quiz", ask=ask, view=view, clock=clock).run()
-    return replace(summary, seed=posings.seed)
-
-
-def spread_topics(showings: Sequence[Showing]) -> list[Showing]:
-    """Reorder so that cards of one topic are spread apart, keeping the order within a topic.
-
-    Greedy: next comes the topic (other than the last one shown) with the most
-    cards left; ties go to the one that came first. This leaves no two
-    neighbours on one topic whenever no topic holds more than half the cards.
-    """
-    by_topic: dict[str, list[Showing]] = {}
-    for showing in showings:
-        by_topic.setdefault(showing.card.topic, []).append(showing)
-    first_seen = {topic: index for index, topic in enumerate(by_topic)}
-    ordered: list[Showing] = []
-    last: str | None = None
-    while by_topic:
-        candidates = [t for t in by_topic if t != last] or list(by_topic)
-        topic = min(candidates, key=lambda t: (-len(by_topic[t]), first_seen[t]))
-        ordered.append(by_topic[topic].pop(0))
-        if not by_topic[topic]:
-            del by_topic[topic]
-        last = topic
-    return ordered
-
-
-def start_of_day(now: datetime) -> datetime:
-    """Midnight that began `now`'s day, in `now`'s time zone."""
-    return now.replace(hour=0, minute=0, second=0, microsecond=0)
-
-
-def review_queue(
-    store: Store,
-    decks: Sequence[Deck],
-    *,
-    deck_ids: Sequence[str] = (),
-    new_limit: int = 20,
-    now: datetime,
-    rng: random.Random,
-) -> list[Showing]:
-    """Due cards first (review cards due today, learning steps due now), then new cards.
-
-    New cards are limited to `new_limit` per day (counting those already started
-    today). Due cards draw a fresh variant; a new card's first showing poses the
-    notes' own example. Reads only the due rows and today's log, never the whole log.
-    """
-    from studytool.decks.select import plan
-
-    selected = {p.card.key: p.card for p in plan(decks, deck_ids=deck_ids, seed=rng.randrange(SEED_RANGE))}
-    end_of_day = start_of_day(now) + timedelta(days=1)
-    due = [
-        Showing(selected[key], rng.randrange(SEED_RANGE))
-        for key, schedule in store.due(end_of_day)
-        if key in selected and due_now(schedule, now, end_of_day)
-    ]
-    room = new_room(store, new_limit, now)
-    scheduled = store.scheduled_keys()
-    new = [Showing(card, None) for key, card in selected.items() if key not in scheduled][:room]
-    return spread_topics(due) + spread_topics(new)
-
-
-def new_room(store: Store, new_limit: int, now: datetime) -> int:
-    """New cards the daily limit still allows (those started today count against it)."""
-    return max(0, new_limit - store.new_cards_since(start_of_day(now)))
-
-
-def review_outlook(
-    store: Store, decks: Sequence[Deck], *, deck_ids: Sequence[str] = (), new_limit: int = 20, now: datetime
-) -> Outlook:
-    """When the selected decks have cards due next, and how many new cards today's limit leaves."""
-    from studytool.decks.select import plan
-
-    keys = {p.card.key for p in plan(decks, deck_ids=deck_ids, seed=0)}
-    end_of_day = start_of_day(now) + timedelta(days=1)
-    schedules = [schedule for key, schedule in store.schedules().items() if key in keys]
-    return Outlook(
-        now=now,
-        next_due=min((schedule.due for schedule in schedules), default=None),
-        due_today=sum(schedule.due < end_of_day for schedule in schedules),
-        new_left=new_room(store, new_limit, now),
-        new_limit=new_limit,
-        new_unseen=len(keys) - len(schedules),
-    )
+    rules = study_rules(store) if reschedule else None
+    summary = Session(store, queue, mode="quiz", ask=ask, view=view, rules=rules, clock=clock).run()
+    outlook = review_outlook(store, decks, deck_ids=deck_ids, now=clock(), days=study_days(store)) if reschedule else None
+    return replace(summary, seed=posings.seed, outlook=outlook)
 
 
 def review(
@@ -454,36 +319,35 @@ def review(
     ask: Ask,
     view: View,
     deck_ids: Sequence[str] = (),
-    new_limit: int = 20,
+    new_limit: int | None = None,
     retention: float | None = None,
     fuzz: bool = True,
-    clock: Clock = local_now,
+    clock: Clock = clock_now,
     rng: random.Random | None = None,
 ) -> Summary:
-    """A spaced-repetition session: due cards, then new ones, scheduled by FSRS.
+    """A spaced-repetition session: learning steps and due cards, then new ones, scheduled by FSRS as Anki does.
 
-    `retention` (desired retention, 0.9 by default) is remembered in the
-    database when given, and read from it otherwise.
+    `new_limit` overrides each deck's `new_per_day` for this session;
+    `retention` (desired retention) is remembered as the global value when
+    given. The summary always carries the outlook: when cards come back.
     """
     retention = resolve_retention(store, retention)
     rng = rng or random.Random()
-    now = clock()
-    queue = review_queue(store, decks, deck_ids=deck_ids, new_limit=new_limit, now=now, rng=rng)
-    if not queue:
-        outlook = review_outlook(store, decks, deck_ids=deck_ids, new_limit=new_limit, now=now)
-        return Summary("review", (), 0, 0.0, outlook=outlook)
-    session = Session(store, queue, mode="review", ask=ask, view=view, retention=retention, fuzz=fuzz,
-                      clock=clock, rng=rng)
-    return session.run()
+    days = study_days(store)
+    queue = review_queue(store, decks, deck_ids=deck_ids, new_limit=new_limit, now=clock(), days=days, rng=rng)
+    summary = Summary("review", (), 0, 0.0)
+    if queue:
+        session = Session(store, queue, mode="review", ask=ask, view=view,
+                          rules=study_rules(store, retention=retention, fuzz=fuzz), clock=clock, rng=rng)
+        summary = session.run()
+    outlook = review_outlook(store, decks, deck_ids=deck_ids, new_limit=new_limit, now=clock(), days=days)
+    return replace(summary, outlook=outlook)
 
 
-def resolve_retention(store: Store, retention: float | None) -> float:
-    """The desired retention for this session; a given value is saved as the new default."""
-    from studytool.errors import StudytoolError
+def resolve_retention(store: Store, retention: float | None) -> float | None:
+    """The desired retention given for this session (None: each deck's own); a given value is remembered."""
+    from studytool.study import settings
 
-    if retention is None:
-        return float(store.setting("desired_retention", str(DEFAULT_RETENTION)))
-    if not 0.7 <= retention <= 0.99:
-        raise StudytoolError(_("desired retention must be between 0.7 and 0.99, got {value}").format(value=retention))
-    store.set_setting("desired_retention", str(retention))
+    if retention is not None:
+        settings.put(store, "retention", repr(retention))
     return retention

@@ -336,6 +336,31 @@ class Store:
             (format_time(since),),
         ).fetchone()[0]
 
+    def new_cards_by_deck(self, since: datetime) -> dict[str, int]:
+        """Cards first seen in review since `since`, per deck (each deck's daily new limit)."""
+        return self._count_by_deck("prior IS NULL", since)
+
+    def reviews_by_deck(self, since: datetime) -> dict[str, int]:
+        """Review-card answers since `since`, per deck (each deck's daily review cap, as Anki counts it)."""
+        return self._count_by_deck("json_extract(prior, '$.state') = 2", since)
+
+    def _count_by_deck(self, condition: str, since: datetime) -> dict[str, int]:
+        rows = self.con.execute(
+            "SELECT substr(card, 1, instr(card, '/') - 1) AS deck, count(*) FROM reviews"
+            f" WHERE time >= ? AND mode = 'review' AND {condition} GROUP BY deck",
+            (format_time(since),),
+        )
+        return {deck: count for deck, count in rows}
+
+    def reps(self, key: str) -> int:
+        """How many review answers a card has had (seeds its fuzz, as Anki's card id + reps)."""
+        return self.con.execute(
+            "SELECT count(*) FROM reviews WHERE card = ? AND mode = 'review'", (key,)).fetchone()[0]
+
+    def due_times(self) -> list[tuple[str, str]]:
+        """Every scheduled card's key and due time as stored (UTC text, which sorts like time)."""
+        return self.con.execute("SELECT key, due FROM cards").fetchall()
+
     def answers_total(self) -> int:
         return self.con.execute("SELECT count(*) FROM reviews").fetchone()[0]
 

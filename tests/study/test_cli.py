@@ -71,16 +71,16 @@ def test_review_new_limit_per_day_and_stats(env):
     drill_deck(env)
     args = ["--deck-path", str(env)]
     first = invoke([*args, "review", "--deck", "drill", "--new", "4", "--json"], "7\n" * 10)
-    assert json.loads(first.stdout)["answered"] == 4
+    assert json.loads(first.stdout)["answered"] == 8   # each twice: its 10-minute step is learned ahead
     again = invoke([*args, "review", "--deck", "drill", "--new", "4", "--json"], "7\n" * 10)
     assert json.loads(again.stdout)["answered"] == 0  # today's 4 new cards are used; none due yet
     more = invoke([*args, "review", "--deck", "drill", "--new", "5", "--json"], "7\n" * 10)
-    assert json.loads(more.stdout)["answered"] == 1
+    assert json.loads(more.stdout)["answered"] == 2
     stats = invoke([*args, "stats", "--json"])
     doc = json.loads(stats.stdout)
-    assert doc["answers_total"] == 5
+    assert doc["answers_total"] == 10
     drill = next(d for d in doc["decks"] if d["deck"] == "drill")
-    assert (drill["new"], drill["learning"], drill["review"]) == (1, 5, 0)
+    assert (drill["new"], drill["learning"], drill["review"]) == (1, 0, 5)
     screen = invoke([*args, "stats"]).stdout
     assert "Due in the next 30 days" in screen and "█" in screen
 
@@ -99,7 +99,7 @@ def test_bad_retention_is_a_one_line_error(env):
     drill_deck(env)
     result = invoke(["--deck-path", str(env), "review", "--retention", "1.5"], "")
     assert result.exit_code == 1
-    assert result.stderr.startswith("studytool: desired retention") and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("studytool: retention must be") and result.stderr.count("\n") == 1
 
 
 def test_corrupt_database_is_named_and_left_untouched(env):
@@ -141,6 +141,8 @@ def test_ctrl_c_shows_the_summary_then_exits_130_and_eof_exits_0(env, monkeypatc
 def test_review_with_nothing_to_ask_says_why_instead_of_an_empty_score(env):
     result = invoke(["review", "--new", "0"])
     assert result.exit_code == 0
-    assert result.stdout.strip() == "Nothing to review now. New cards: 0 of 0 left today (use --new N for more)."
+    assert " ".join(result.stdout.split()) == (
+        "Nothing to review now. Due tomorrow: 0; in the next 7 days: 0. New cards: 0 of 0 left today"
+        " (use --new N for more).")
     doc = json.loads(invoke(["review", "--new", "0", "--json"]).stdout)
     assert (doc["answered"], doc["outlook"]["new_limit"], doc["outlook"]["next_due"]) == (0, 0, None)

@@ -2,21 +2,41 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import fsrs
 from hypothesis import given, settings, strategies as st
 
-from studytool.study.session import REQUEUE_GAP, Progress, Session, Showing, spread_topics
+from studytool.study.days import Days
+from studytool.study.scheduler import Rules
+from studytool.study.queue import Showing, spread_topics
+from studytool.study.session import Progress, Session
 from study_fakes import T0, Clock, Recorder, Script, drawn, number, recall
 
+UTC_DAYS = Days(4, timezone.utc)
 
-def run(store, cards_or_showings, lines, *, mode="quiz", clock=None, **kw):
+
+def run(store, cards_or_showings, lines, *, mode="quiz", clock=None, retention=0.9):
+    """A session; in review mode answers move the schedule (Anki's rules, no fuzz, days from 04:00 UTC)."""
     queue = [c if isinstance(c, Showing) else Showing(c, None) for c in cards_or_showings]
     view = Recorder()
     script = Script(lines)
-    session = Session(store, queue, mode=mode, ask=script, view=view, fuzz=False, clock=clock or Clock(), **kw)
+    rules = (lambda deck: Rules(retention=retention, fuzz=False, days=UTC_DAYS)) if mode == "review" else None
+    session = Session(store, queue, mode=mode, ask=script, view=view, rules=rules, clock=clock or Clock())
     return session.run(), view, script
+
+
+class Ticking(Clock):
+    """A clock that moves on by `step` each time it is read (the loop reads it once to pick a card, once to log it)."""
+
+    def __init__(self, step: timedelta):
+        super().__init__()
+        self.step = step
+
+    def __call__(self):
+        now = self.now
+        self.now += self.step
+        return now
 
 
 def log(store):
@@ -66,15 +86,6 @@ def test_explain_shows_the_topic_then_the_card_again_and_asks_again(store):
     assert summary.correct == 1
 
 
-def test_undo_takes_back_the_answer_and_its_schedule_then_asks_again(store):
-    summary, view, _ = run(store, [number("a", 1), number("b", 2)], ["7", ":undo", "1", "2"], mode="review")
-    assert [(r.card.key, r.correct) for r in summary.results] == [("d/a", True), ("d/b", True)]
-    assert log(store) == [("d/a", "review", 3, 1, "1"), ("d/b", "review", 3, 1, "2")]
-    assert [e[1] for e in view.kinds("card")] == ["d/a", "d/b", "d/a", "d/b"]
-    # only the Good counts: a new card rated Good moves to the second learning step (10 minutes)
-    assert store.schedule("d/a").due == T0 + timedelta(minutes=10)
-
-
 def test_undo_restores_a_reviewed_cards_exact_state(store):
     clock = Clock()
     run(store, [number("a", 1)], ["1"], mode="review", clock=clock)
@@ -88,50 +99,6 @@ def test_undo_restores_a_reviewed_cards_exact_state(store):
 def test_undo_with_nothing_to_undo_says_so(store):
     summary, view, _ = run(store, [number("a", 1)], [":undo", "1"])
     assert summary.correct == 1 and len(view.kinds("notice")) == 1
-
-
-def test_missed_review_card_comes_back_later_with_another_variant(store):
-    cards = [drawn("g"), number("a", 1), number("b", 2), number("c", 3), number("e", 4)]
-    summary, view, _ = run(store, cards, ["0", "1", "2", "3"], mode="review")
-    shown = view.kinds("card")
-    assert [e[1] for e in shown][: REQUEUE_GAP + 2] == ["d/g", "d/a", "d/b", "d/c", "d/g"]
-    assert shown[0][2] == "41 + 1 = ?" and shown[REQUEUE_GAP + 1][2] != shown[0][2]
-    assert summary.results[0].seed is None
-
-
-def test_a_missed_card_coming_back_is_counted_apart_and_the_total_stays(store):
-    """[1/3], a miss: [2/3] · 1 again, [3/3] · 1 again, then the miss comes back as [again] [3/3]."""
-    cards = [number("a", 1), number("b", 2), number("c", 3)]
-    _, view, _ = run(store, cards, ["0", "2", "3", "1"], mode="review")
-    assert [(e[1], e[3]) for e in view.kinds("card")] == [
-        ("d/a", Progress(1, 3, again=0, repeat=False)),
-        ("d/b", Progress(2, 3, again=1, repeat=False)),
-        ("d/c", Progress(3, 3, again=1, repeat=False)),
-        ("d/a", Progress(3, 3, again=0, repeat=True)),
-    ]
-
-
-def test_undoing_a_miss_also_drops_its_requeued_copy(store):
-    summary, view, _ = run(store, [drawn("g"), number("a", 1)], ["0", ":undo", "42", "1"], mode="review")
-    assert [e[1] for e in view.kinds("card")] == ["d/g", "d/a", "d/g", "d/a"]
-    assert [r.correct for r in summary.results] == [True, True]
-
-
-def test_review_schedules_exactly_as_fsrs_does(store):
-    """Our stored schedule equals fsrs's own Scheduler run independently on the same ratings and times."""
-    clock = Clock()
-    reference = fsrs.Scheduler(enable_fuzzing=False)
-    expected = fsrs.Card(card_id=1)
-    for minutes, typed, rating in [(0, "1", fsrs.Rating.Good), (5, "0", fsrs.Rating.Again),
-                                   (20, "1", fsrs.Rating.Good), (40, "1", fsrs.Rating.Good),
-                                   (60 * 24 * 4, "1", fsrs.Rating.Good)]:
-        clock.now = T0 + timedelta(minutes=minutes)
-        run(store, [number("a", 1)], [typed], mode="review", clock=clock)
-        expected, _ = reference.review_card(expected, rating, review_datetime=clock.now)
-        got = store.schedule("d/a")
-        assert (got.state, got.step, got.due, got.last_review) == (
-            int(expected.state), expected.step, expected.due, expected.last_review)
-        assert got.stability == expected.stability and got.difficulty == expected.difficulty
 
 
 def test_again_is_due_sooner_than_good_which_is_sooner_than_easy(store):
@@ -212,7 +179,81 @@ def test_undo_brings_back_a_skipped_card_with_the_same_variant(store):
 
 def test_undo_steps_back_through_answers_and_skips_in_order(store):
     cards = [number("a", 1), number("b", 2), number("c", 3)]
-    summary, view, _ = run(store, cards, [":skip", "2", ":undo", ":undo", "1", "2", "3"], mode="review")
-    assert [e[1] for e in view.kinds("card")] == ["d/a", "d/b", "d/c", "d/b", "d/a", "d/b", "d/c"]
+    summary, view, _ = run(store, cards, [":skip", "2", ":undo", ":undo", "1", "2", "3"], mode="review",
+                           clock=Ticking(timedelta(seconds=1)))
+    assert [e[1] for e in view.kinds("card")][:7] == ["d/a", "d/b", "d/c", "d/b", "d/a", "d/b", "d/c"]
     assert log(store) == [("d/a", "review", 3, 1, "1"), ("d/b", "review", 3, 1, "2"), ("d/c", "review", 3, 1, "3")]
     assert summary.skipped == 0
+
+
+def test_undo_takes_back_the_answer_and_its_schedule_then_asks_again(store):
+    summary, view, _ = run(store, [number("a", 1), number("b", 2)], ["7", ":undo", "1", "2"], mode="review")
+    assert [(r.card.key, r.correct) for r in summary.results] == [("d/a", True), ("d/b", True)]
+    assert log(store) == [("d/a", "review", 3, 1, "1"), ("d/b", "review", 3, 1, "2")]
+    # the miss's 1-minute step is gone with it: a, b (undo), a, b, then a's 10-minute step, learned ahead
+    assert [e[1] for e in view.kinds("card")] == ["d/a", "d/b", "d/a", "d/b", "d/a"]
+    # only the Good counts: a new card rated Good moves to the second learning step (10 minutes)
+    assert store.schedule("d/a").due == T0 + timedelta(minutes=10)
+
+
+def test_a_missed_card_comes_back_when_its_step_is_due_not_after_a_number_of_cards(store):
+    """Each card takes 30 s: the miss (1-minute step) is due again after two more cards, and comes before the third."""
+    cards = [drawn("g"), number("a", 1), number("b", 2), number("c", 3), number("e", 4)]
+    summary, view, _ = run(store, cards, ["0", "1", "2", "43"], mode="review", clock=Ticking(timedelta(seconds=15)))
+    shown = view.kinds("card")
+    assert [e[1] for e in shown] == ["d/g", "d/a", "d/b", "d/g", "d/c"]
+    assert shown[0][2] == "41 + 1 = ?" and shown[3][2] != shown[0][2]   # another variant
+    assert shown[3][3] == Progress(3, 5, again=2, repeat=True)          # a and b wait on their 10-minute step
+    assert summary.results[0].seed is None
+
+
+def test_learning_steps_wait_until_nothing_else_is_left_then_come_within_20_minutes(store):
+    """A still clock: steps (1 and 10 minutes) are asked when the queue is empty (Anki's learn-ahead), soonest first."""
+    cards = [number("a", 1), number("b", 2), number("c", 3)]
+    _, view, _ = run(store, cards, ["0", "2", "3", "1", "2"], mode="review")
+    assert [(e[1], e[3]) for e in view.kinds("card")] == [
+        ("d/a", Progress(1, 3, again=0, repeat=False)),
+        ("d/b", Progress(2, 3, again=1, repeat=False)),
+        ("d/c", Progress(3, 3, again=2, repeat=False)),
+        ("d/a", Progress(3, 3, again=2, repeat=True)),   # the 1-minute step first
+        ("d/b", Progress(3, 3, again=2, repeat=True)),   # a now waits 10 minutes, after b's and c's steps
+        ("d/c", Progress(3, 3, again=1, repeat=True)),
+    ]
+
+
+def test_a_step_due_later_than_the_learn_ahead_window_ends_the_session(store):
+    clock = Clock()
+    run(store, [number("a", 1)], ["1"], mode="review", clock=clock)        # Good: the 10-minute step
+    clock.now = T0 - timedelta(minutes=15)                                  # (a clock set back: 25 min to go)
+    summary, view, _ = run(store, [], [], mode="review", clock=clock)
+    assert summary.answered == 0 and not view.kinds("card")
+
+
+def test_undoing_a_miss_also_drops_its_learning_step(store):
+    summary, view, _ = run(store, [drawn("g"), number("a", 1)], ["0", ":undo", "42", "1", ":q"], mode="review")
+    assert [e[1] for e in view.kinds("card")] == ["d/g", "d/a", "d/g", "d/a", "d/g"]
+    assert [r.correct for r in summary.results] == [True, True]
+    assert store.schedule("d/g").step == 1   # Good once: the second step, not the first again
+
+
+def test_review_keeps_fsrs_memory_within_a_day_and_counts_days_from_four_in_the_morning(store):
+    """Same-day answers match py-fsrs exactly; a day later (crossing 04:00) counts as 1 day though under 24 h passed."""
+    clock = Clock()
+    reference = fsrs.Scheduler(enable_fuzzing=False)
+    expected = fsrs.Card(card_id=1)
+    for minutes, typed, rating in [(0, "1", fsrs.Rating.Good), (5, "0", fsrs.Rating.Again),
+                                   (20, "1", fsrs.Rating.Good), (40, "1", fsrs.Rating.Good)]:
+        clock.now = T0 + timedelta(minutes=minutes)
+        run(store, [number("a", 1)], [typed], mode="review", clock=clock)
+        expected, _ = reference.review_card(expected, rating, review_datetime=clock.now)
+        got = store.schedule("d/a")
+        assert (got.state, got.step, got.last_review) == (int(expected.state), expected.step, expected.last_review)
+        assert got.stability == expected.stability and got.difficulty == expected.difficulty
+    assert got.due == datetime(2026, 3, 2, 4, tzinfo=timezone.utc)   # 1 day: from the start of the 2nd's day
+    clock.now = datetime(2026, 3, 2, 4, 30, tzinfo=timezone.utc)      # 18 h later, yet 1 Anki day
+    run(store, [number("a", 1)], ["1"], mode="review", clock=clock)
+    recall = (1 + reference._FACTOR * 1 / got.stability) ** reference._DECAY
+    stability = reference._next_stability(difficulty=got.difficulty, stability=got.stability,
+                                          retrievability=recall, rating=fsrs.Rating.Good)
+    assert store.schedule("d/a").stability == stability
+    assert stability > 2 * got.stability   # py-fsrs's 24-hour count would take the same-day path: far less

@@ -10,7 +10,8 @@ from hypothesis import given, settings, strategies as st
 from rich.cells import cell_len
 from rich.console import Console
 
-from studytool.study.session import Outlook, Progress, Result, Summary
+from studytool.study.queue import Outlook
+from studytool.study.session import Progress, Result, Summary
 from studytool.study.stats import Stats, TopicScore
 from studytool.cli.render.common import Prose, line_breaks
 from studytool.cli.render.study import TerminalView, outlook_text, progress_text, show_stats, show_summary
@@ -132,15 +133,33 @@ def test_wrapped_solution_hint_and_why_lines_stay_indented():
 
 
 def test_an_empty_review_says_when_the_next_card_is_due_and_what_the_new_limit_leaves():
-    later_today = Outlook(T0, T0 + timedelta(minutes=10), due_today=11, new_left=0, new_limit=20, new_unseen=5)
+    later_today = Outlook(T0, T0 + timedelta(minutes=10), due_today=11, due_tomorrow=3, due_week=9, new_left=0,
+                          new_limit=20, new_unseen=5)
     assert outlook_text(later_today) == ("Nothing to review now. Next card due at 09:40 (11 due later today). "
+                                         "Due tomorrow: 3; in the next 7 days: 9. "
                                          "New cards: 0 of 20 left today (use --new N for more).")
     tomorrow = replace(later_today, next_due=T0 + timedelta(days=1, hours=1), due_today=0, new_unseen=0)
     assert outlook_text(tomorrow) == ("Nothing to review now. Next card due 2026-03-02 at 10:30. "
-                                      "No new cards left in these decks.")
+                                      "Due tomorrow: 3; in the next 7 days: 9. No new cards left in these decks.")
     console = screen(200)
     show_summary(console, Summary("review", (), 0, 0.0, outlook=replace(later_today, next_due=None)))
-    assert text(console) == "Nothing to review now. New cards: 0 of 20 left today (use --new N for more).\n"
+    assert text(console) == ("Nothing to review now. Due tomorrow: 3; in the next 7 days: 9. "
+                             "New cards: 0 of 20 left today (use --new N for more).\n")
+
+
+def test_after_a_session_the_summary_says_when_cards_come_back():
+    outlook = Outlook(T0, T0 + timedelta(days=1), due_today=0, due_tomorrow=2, due_week=5, new_left=3,
+                      new_limit=20, new_unseen=7)
+    console = screen(200)
+    show_summary(console, Summary("review", (), 0, 61.0, outlook=outlook))
+    assert "Nothing to review now." in text(console)   # nothing was answered: why, first
+    card = number("n", 7)
+    result = Result(card, None, card.pose(None), "7", "7", True, 3, None, review_id=1)
+    answered = Summary("review", (result,), 0, 61.0, outlook=outlook)
+    console = screen(200)
+    show_summary(console, answered)
+    assert "Next card due 2026-03-02 at 09:30. Due tomorrow: 2; in the next 7 days: 5." in text(console)
+    assert "Nothing to review" not in text(console) and "New cards" not in text(console)
 
 
 def test_a_wrapped_recall_reference_answer_stays_indented():

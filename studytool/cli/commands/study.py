@@ -32,7 +32,7 @@ def _study(ctx: typer.Context, as_json: bool, start) -> None:
         summary = start(store, decks, make_ask(screen, sys.stdin.isatty()), TerminalView(screen, decks))
     if as_json:
         print_json(summary.to_json())
-        if summary.outlook is not None:
+        if summary.outlook is not None and not summary.answered:
             show_summary(screen, summary)  # why nothing was asked, on the screen as well
     else:
         show_summary(screen, summary)
@@ -47,27 +47,33 @@ def quiz_command(
     topic: Topic = None,
     count: int = typer.Option(10, "--count", metavar="N", min=1, help="How many cards."),
     seed: Annotated[Optional[int], seed_option("Same seed, same cards and variants as worksheet.")] = None,
+    reschedule: bool = typer.Option(
+        False, "--reschedule", help="Answers move the schedule as in a review (as Anki's filtered decks do)."),
     as_json: Annotated[bool, _SESSION_JSON] = False,
 ) -> None:
-    """Practice a seeded selection of cards; answers are recorded but the schedule does not move.
+    """Practice a seeded selection of cards; answers are recorded but the schedule does not move (unless --reschedule).
 
     At any prompt: :q quit, :skip, :undo, :explain, :help.
     """
     from studytool.study import session
 
     _study(ctx, as_json, lambda store, decks, ask, view: session.quiz(
-        store, decks, ask=ask, view=view, deck_ids=deck, tags=tag, topic=topic, count=count, seed=seed))
+        store, decks, ask=ask, view=view, deck_ids=deck, tags=tag, topic=topic, count=count, seed=seed,
+        reschedule=reschedule))
 
 
 def review_command(
     ctx: typer.Context,
     deck: Decks = [],
-    new: int = typer.Option(20, "--new", metavar="N", min=0, help="New cards per day."),
+    new: Optional[int] = typer.Option(
+        None, "--new", metavar="N", min=0, help="New cards per deck today, this once (default: config new_per_day)."),
     retention: Optional[float] = typer.Option(
         None, "--retention", metavar="R", help="Desired retention (0.7-0.99); remembered in the database. Default 0.9."),
     as_json: Annotated[bool, _SESSION_JSON] = False,
 ) -> None:
-    """Spaced repetition (FSRS): the cards due today, then new cards up to the daily limit.
+    """Spaced repetition (FSRS, scheduled as Anki does): learning steps and cards due today, then new cards.
+
+    Days start at config day_start (04:00); STUDYTOOL_NOW sets the clock.
 
     At any prompt: :q quit, :skip, :undo, :explain, :help.
     """
@@ -79,7 +85,7 @@ def review_command(
 
 def stats_command(ctx: typer.Context, as_json: Json = False) -> None:
     """Progress: cards per deck, true retention, answers per day, the 14-day forecast, weakest topics."""
-    from datetime import datetime
+    from studytool.config import now
 
     from studytool.cli.render.common import console, print_json
     from studytool.cli.render.study import show_stats
@@ -92,7 +98,7 @@ def stats_command(ctx: typer.Context, as_json: Json = False) -> None:
     decks = load_decks(ctx.obj)
     with open_store(ctx.obj.db_path, create=False) as store:  # only reads: creates no folder or database
         follow(store, decks)   # an existing database is re-keyed after a rename, so the counts find their cards
-        stats = compute_stats(store, decks, datetime.now().astimezone())
+        stats = compute_stats(store, decks, now())
     if as_json:
         print_json(stats.to_json())
     else:

@@ -20,7 +20,8 @@ from studytool.decks.model import Card, Deck
 from studytool.i18n import _
 from studytool.problems.variant import Variant, option_label
 from studytool.cli.render.common import Prose, emit
-from studytool.study.session import Outlook, Progress, Result, Summary
+from studytool.study.queue import Outlook
+from studytool.study.summary import Progress, Result, Summary
 from studytool.study.stats import Stats, TopicScore
 
 TITLE_MARGIN = 6       # a panel title sits between "╭─ " and " ─╮"

@@ -1,0 +1,211 @@
+"""What a review asks, as Anki's queues do: learning steps when due, review cards due today, then new cards.
+
+Per deck, review cards are capped at `max_reviews_per_day` (those answered
+today count against it) and new cards at `new_per_day` (those started today
+count). Learning steps due within the learn-ahead window (Anki's 20 minutes)
+wait in the session and come back when due, or as soon as nothing else is left.
+Reads only the due rows and today's log, never the whole log.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from studytool.decks.model import Card, Deck
+from studytool.study.days import Days
+from studytool.study.scheduler import Rules
+from studytool.study.store import Store, format_time
+
+LEARN_AHEAD = timedelta(minutes=20)   # Anki's "learn ahead limit"
+SEED_RANGE = 2**32
+REVIEW_STATE = 2
+
+
+@dataclass(frozen=True)
+class Showing:
+    """One card to pose, with its variant seed (None: the notes' own example)."""
+
+    card: Card
+    seed: int | None
+    again: bool = False              # a (re)learning step come back, not one of the session's own cards
+    due: datetime | None = None      # a learning step: not before this moment (None: ask in turn)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """One deck's daily limits; `new` from `review --new N` overrides the remembered value."""
+
+    new: int
+    reviews: int
+
+
+def spread_topics(showings: Sequence[Showing]) -> list[Showing]:
+    """Reorder so that cards of one topic are spread apart, keeping the order within a topic.
+
+    Greedy: next comes the topic (other than the last one shown) with the most
+    cards left; ties go to the one that came first. This leaves no two
+    neighbours on one topic whenever no topic holds more than half the cards.
+    """
+    by_topic: dict[str, list[Showing]] = {}
+    for showing in showings:
+        by_topic.setdefault(showing.card.topic, []).append(showing)
+    first_seen = {topic: index for index, topic in enumerate(by_topic)}
+    ordered: list[Showing] = []
+    last: str | None = None
+    while by_topic:
+        candidates = [t for t in by_topic if t != last] or list(by_topic)
+        topic = min(candidates, key=lambda t: (-len(by_topic[t]), first_seen[t]))
+        ordered.append(by_topic[topic].pop(0))
+        if not by_topic[topic]:
+            del by_topic[topic]
+        last = topic
+    return ordered
+
+
+def study_rules(store: Store, *, retention: float | None = None, fuzz: bool = True) -> Callable[[str], Rules]:
+    """Each deck's scheduling rules from `config` (its own values, else the global ones, else Anki's defaults).
+
+    `retention` given for the session wins over every deck's remembered one.
+    """
+    from studytool.study import settings
+
+    days = study_days(store)
+
+    def rules(deck: str) -> Rules:
+        return Rules(
+            retention=retention if retention is not None else settings.get(store, "retention", deck),
+            parameters=settings.get(store, "parameters", deck),
+            learning_steps=settings.get(store, "learning_steps", deck),
+            relearning_steps=settings.get(store, "relearning_steps", deck),
+            fuzz=fuzz,
+            days=days,
+        )
+    return rules
+
+
+def study_days(store: Store) -> Days:
+    from studytool.study import settings
+
+    return Days(settings.get(store, "day_start"))
+
+
+def deck_limits(store: Store, deck: str, new_limit: int | None) -> Limits:
+    """The deck's limits from `config` (its own value, else the global one, else Anki's default)."""
+    from studytool.study import settings
+
+    new = settings.get(store, "new_per_day", deck) if new_limit is None else new_limit
+    return Limits(new=new, reviews=settings.get(store, "max_reviews_per_day", deck))
+
+
+def review_queue(
+    store: Store,
+    decks: Sequence[Deck],
+    *,
+    deck_ids: Sequence[str] = (),
+    new_limit: int | None = None,
+    now: datetime,
+    days: Days | None = None,
+    rng: random.Random,
+) -> list[Showing]:
+    """Learning steps due now, review cards due today (most overdue first, within each deck's cap), then new cards.
+
+    Learning steps due within the learn-ahead window come last, marked with
+    their `due`. Due cards draw a fresh variant; a new card's first showing
+    poses the notes' own example.
+    """
+    from studytool.decks.select import plan, prerequisite_order
+    from studytool.study.cards import hidden_keys
+
+    days = days or Days()
+    selected = {p.card.key: p.card for p in plan(decks, deck_ids=deck_ids, seed=rng.randrange(SEED_RANGE))}
+    for key in hidden_keys(store, now):   # suspended, or buried until a later day
+        selected.pop(key, None)
+    start, end = days.start_of(now), days.end_of(now)
+    limits = {deck: deck_limits(store, deck, new_limit) for deck in {card.deck for card in selected.values()}}
+    reviews_left = {deck: max(0, limit.reviews - store.reviews_by_deck(start).get(deck, 0))
+                    for deck, limit in limits.items()}
+    due, waiting = [], []
+    for key, schedule in store.due(max(end, now + LEARN_AHEAD)):
+        card = selected.get(key)
+        if card is None:
+            continue
+        if schedule.state == REVIEW_STATE:
+            if schedule.due < end and reviews_left[card.deck] > 0:
+                reviews_left[card.deck] -= 1
+                due.append(Showing(card, rng.randrange(SEED_RANGE)))
+        elif schedule.due <= now:
+            due.append(Showing(card, rng.randrange(SEED_RANGE)))
+        elif schedule.due <= now + LEARN_AHEAD:
+            waiting.append(Showing(card, rng.randrange(SEED_RANGE), again=True, due=schedule.due))
+    started = store.new_cards_by_deck(start)
+    room = {deck: max(0, limit.new - started.get(deck, 0)) for deck, limit in limits.items()}
+    scheduled = store.scheduled_keys()
+    introduced = {card.topic for deck in decks for card in deck.cards if card.key in scheduled}
+    unseen = [card for key, card in selected.items() if key not in scheduled]
+    # a topic's first card after its prerequisites' (topic graph); spreading topics apart may not undo that
+    spread = spread_topics([Showing(card, None) for card in prerequisite_order(unseen, introduced, room)])
+    new = [Showing(card, None) for card in prerequisite_order([showing.card for showing in spread], introduced)]
+    return spread_topics(due) + new + waiting
+
+
+def new_room(store: Store, decks: Sequence[str], new_limit: int | None, now: datetime, days: Days) -> tuple[int, int]:
+    """New cards the daily limits still allow over `decks`, and the limits' total."""
+    started = store.new_cards_by_deck(days.start_of(now))
+    limits = {deck: deck_limits(store, deck, new_limit).new for deck in decks}
+    return sum(max(0, limit - started.get(deck, 0)) for deck, limit in limits.items()), sum(limits.values())
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """When the selected cards come back: the next due card, today's rest, tomorrow, the next 7 days."""
+
+    now: datetime
+    next_due: datetime | None   # the soonest scheduled card of the selection (None: none scheduled yet)
+    due_today: int              # selected cards due before the day ends, later than now
+    due_tomorrow: int           # due during tomorrow (an Anki day: from day_start to day_start)
+    due_week: int               # due during the 7 days after today
+    new_left: int               # new cards today's limits still allow
+    new_limit: int
+    new_unseen: int             # selected cards never reviewed
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "next_due": self.next_due.isoformat() if self.next_due else None,
+            "due_today": self.due_today,
+            "due_tomorrow": self.due_tomorrow,
+            "due_next_7_days": self.due_week,
+            "new_left_today": self.new_left,
+            "new_limit": self.new_limit,
+            "new_unseen": self.new_unseen,
+        }
+
+
+def review_outlook(
+    store: Store, decks: Sequence[Deck], *, deck_ids: Sequence[str] = (), new_limit: int | None = None,
+    now: datetime, days: Days | None = None,
+) -> Outlook:
+    """When the selected decks have cards due next, and how many new cards today's limits leave."""
+    from studytool.decks.select import plan
+    from studytool.study.store import parse_time
+
+    days = days or Days()
+    cards = {p.card.key: p.card for p in plan(decks, deck_ids=deck_ids, seed=0)}
+    today = days.number(now)
+    bounds = [format_time(moment) for moment in (now, days.start(today + 1), days.start(today + 2),
+                                                 days.start(today + 8))]
+    dues = [due for key, due in store.due_times() if key in cards]   # UTC text sorts like time: no parsing
+    new_left, limit_total = new_room(store, sorted({card.deck for card in cards.values()}), new_limit, now, days)
+    return Outlook(
+        now=now,
+        next_due=parse_time(min(dues)) if dues else None,
+        due_today=sum(bounds[0] < due < bounds[1] for due in dues),
+        due_tomorrow=sum(bounds[1] <= due < bounds[2] for due in dues),
+        due_week=sum(bounds[1] <= due < bounds[3] for due in dues),
+        new_left=new_left,
+        new_limit=limit_total,
+        new_unseen=len(cards) - len(dues),
+    )

@@ -1,0 +1,84 @@
+"""What a study session hands back: where the card on screen stands, each answer, the summary."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from studytool.decks.model import Card
+from studytool.problems.variant import Variant
+from studytool.study.queue import Outlook
+from studytool.study.stats import TopicScore, weakest_topics
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where the card on screen stands. Learning steps coming back are counted apart, so `total` never grows."""
+
+    number: int     # the session's own cards shown so far, this one included unless it is a card come back
+    total: int      # the session's own cards
+    again: int      # learning steps waiting to come back, this one not included
+    repeat: bool    # this is a learning step come back
+
+
+@dataclass(frozen=True)
+class Result:
+    """One answered showing."""
+
+    card: Card
+    seed: int | None
+    variant: Variant
+    answer: str
+    expected: str
+    correct: bool
+    rating: int
+    hint: str | None
+    review_id: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "card": self.card.key,
+            "topic": self.card.topic,
+            "kind": self.card.kind,
+            "seed": self.seed,
+            "prompt": self.variant.prompt,
+            "answer": self.answer,
+            "expected": self.expected,
+            "correct": self.correct,
+            "rating": self.rating,
+        }
+
+
+@dataclass(frozen=True)
+class Summary:
+    mode: str
+    results: tuple[Result, ...]
+    skipped: int
+    seconds: float
+    seed: int | None = None   # quiz: the selection seed, to replay with --seed
+    interrupted: bool = False  # ended by Ctrl-C (the CLI exits 130 after the summary)
+    outlook: Outlook | None = None  # review and quiz --reschedule: when the cards come back
+
+    @property
+    def answered(self) -> int:
+        return len(self.results)
+
+    @property
+    def correct(self) -> int:
+        return sum(result.correct for result in self.results)
+
+    def weakest(self) -> list[TopicScore]:
+        return weakest_topics([(r.card.topic, r.correct) for r in self.results])
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "seed": self.seed,
+            "answered": self.answered,
+            "correct": self.correct,
+            "skipped": self.skipped,
+            "seconds": round(self.seconds, 3),
+            "cards": [result.to_json() for result in self.results],
+            "weakest_topics": [score.to_json() for score in self.weakest()],
+            "outlook": self.outlook.to_json() if self.outlook else None,
+        }

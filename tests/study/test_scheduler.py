@@ -1,0 +1,146 @@
+"""Anki's scheduling rules around FSRS: days from 04:00, steps, interval order, fuzz. Truths: Anki's own tests and
+hand-derived dates."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from studytool.study.days import Days
+from studytool.study.scheduler import LEARNING, RELEARNING, REVIEW, Rules, Scheduler, fuzz_bounds, fuzz_factor
+from studytool.study.store import Schedule
+
+UTC = timezone.utc
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def scheduler(**kw) -> Scheduler:
+    return Scheduler(Rules(days=Days(4, UTC), **{"fuzz": False, **kw}))
+
+
+# --- days ------------------------------------------------------------------------
+
+
+def test_a_day_starts_at_four_so_3_30_belongs_to_the_day_before():
+    days = Days(4, UTC)
+    assert days.date(at("2026-03-02T03:30:00+00:00")).isoformat() == "2026-03-01"
+    assert days.date(at("2026-03-02T04:00:00+00:00")).isoformat() == "2026-03-02"
+    assert days.elapsed(at("2026-03-01T22:15:00+00:00"), at("2026-03-02T03:30:00+00:00")) == 0
+    assert days.elapsed(at("2026-03-01T22:15:00+00:00"), at("2026-03-02T04:00:00+00:00")) == 1   # 5 h 45 min
+    assert days.elapsed(at("2026-03-01T04:00:00+00:00"), at("2026-03-02T03:59:00+00:00")) == 0   # 23 h 59 min
+
+
+def test_days_are_local_and_keep_four_o_clock_across_daylight_saving():
+    days = Days(4, BERLIN)
+    # 2026-03-29: clocks go 02:00 -> 03:00 CET -> CEST; the day that starts then is 23 hours long
+    spring = days.start(days.number(at("2026-03-29T12:00:00+02:00")))
+    assert spring == at("2026-03-29T04:00:00+02:00")
+    assert days.end_of(spring) - spring == timedelta(hours=24)
+    assert spring - days.start(days.number(spring) - 1) == timedelta(hours=23)
+    # 2026-10-25: 03:00 CEST -> 02:00 CET; that day is 25 hours long, and 04:00 is still 04:00 local
+    autumn = days.start_of(at("2026-10-25T12:00:00+01:00"))
+    assert autumn == at("2026-10-25T04:00:00+01:00")
+    assert autumn - days.start(days.number(autumn) - 1) == timedelta(hours=25)
+    # 03:30 local (01:30 UTC in summer) belongs to the day before; Berlin and UTC disagree
+    assert days.date(at("2026-07-02T01:30:00+00:00")).isoformat() == "2026-07-01"
+    assert Days(4, UTC).date(at("2026-07-02T01:30:00+00:00")).isoformat() == "2026-07-01"
+    assert days.date(at("2026-07-02T02:30:00+00:00")).isoformat() == "2026-07-02"          # 04:30 in Berlin
+    assert Days(4, UTC).date(at("2026-07-02T02:30:00+00:00")).isoformat() == "2026-07-01"  # 02:30 in London
+
+
+def test_day_start_is_an_hour():
+    from studytool.errors import StudytoolError
+
+    with pytest.raises(StudytoolError, match="day_start"):
+        Days(24, UTC)
+
+
+# --- steps -----------------------------------------------------------------------
+
+
+def test_learning_steps_are_ankis_again_restarts_hard_waits_halfway_good_moves_on():
+    s, t = scheduler(), at("2026-03-01T09:00:00+00:00")
+    again = s.answer(None, 1, t, key="d/a", reps=0)
+    hard = s.answer(None, 2, t, key="d/a", reps=0)
+    good = s.answer(None, 3, t, key="d/a", reps=0)
+    assert (again.state, again.step, again.due - t) == (LEARNING, 0, timedelta(minutes=1))
+    assert (hard.state, hard.step, hard.due - t) == (LEARNING, 0, timedelta(minutes=5, seconds=30))  # (1 + 10) / 2
+    assert (good.state, good.step, good.due - t) == (LEARNING, 1, timedelta(minutes=10))
+    later = t + timedelta(minutes=10)
+    assert s.answer(good, 2, later, key="d/a", reps=1).due - later == timedelta(minutes=10)   # hard: same step
+    graduated = s.answer(good, 3, later, key="d/a", reps=1)
+    assert (graduated.state, graduated.step) == (REVIEW, None)
+
+
+def test_a_graduated_card_is_due_from_the_start_of_its_day():
+    s = scheduler()
+    t = at("2026-03-01T22:15:00+00:00")
+    card = s.answer(s.answer(None, 3, t, key="d/a", reps=0), 3, t, key="d/a", reps=1)
+    assert card.due == at("2026-03-03T04:00:00+00:00")   # stability 2.3065 -> 2 days, due from 04:00 on the 3rd
+
+
+def test_easy_on_a_learning_card_is_at_least_a_day_past_good():
+    for stability in (0.3, 1.0, 2.5, 8.0):   # Easy's own interval may round to Good's: it is pushed a day on
+        for fuzz in (False, True):
+            s = scheduler(fuzz=fuzz, parameters=(0.212, stability, 2.3065, stability + 0.001, *_TAIL))
+            t = at("2026-03-01T09:00:00+00:00")
+            for reps in range(5):
+                learning = Schedule(LEARNING, 1, stability, 5.0, t, t)
+                good = s.answer(learning, 3, t, key="d/x", reps=reps).due
+                easy = s.answer(learning, 4, t, key="d/x", reps=reps).due
+                assert easy - good >= timedelta(days=1)
+
+
+_TAIL = (6.4133, 0.8334, 3.0194, 0.001, 1.8722, 0.1666, 0.796, 1.4835, 0.0614, 0.2629, 1.6483, 0.6014, 1.8729,
+         0.5425, 0.0912, 0.0658, 0.1542)
+
+
+def test_review_answers_order_hard_good_easy_and_again_relearns():
+    s = scheduler()
+    last = at("2026-03-01T09:00:00+00:00")
+    card = Schedule(REVIEW, None, 3.0, 5.0, at("2026-03-04T04:00:00+00:00"), last)
+    t = at("2026-03-04T09:00:00+00:00")
+    due = [s.answer(card, rating, t, key="d/a", reps=3).due for rating in (2, 3, 4)]
+    assert due[0] < due[1] < due[2]
+    lapse = s.answer(card, 1, t, key="d/a", reps=3)
+    assert (lapse.state, lapse.step, lapse.due - t) == (RELEARNING, 0, timedelta(minutes=10))
+    assert s.answer(lapse, 3, t + timedelta(minutes=10), key="d/a", reps=4).state == REVIEW   # one relearning step
+
+
+def test_steps_come_from_the_rules():
+    s = scheduler(learning_steps=(timedelta(minutes=2),), relearning_steps=())
+    t = at("2026-03-01T09:00:00+00:00")
+    assert s.answer(None, 1, t, key="d/a", reps=0).due - t == timedelta(minutes=2)
+    assert s.answer(None, 2, t, key="d/a", reps=0).due - t == timedelta(minutes=3)   # alone: 1.5x
+    card = Schedule(REVIEW, None, 3.0, 5.0, t, t - timedelta(days=3))
+    assert s.answer(card, 1, t, key="d/a", reps=1).state == REVIEW   # no relearning steps: stays a review card
+
+
+# --- fuzz ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("interval, minimum, maximum, lower, upper", [
+    # Anki's fuzz.rs test table (assert_lower_middle_upper: factor 0 gives lower, 0.99 upper)
+    (1.0, 1, 1000, 1, 1), (2.49, 1, 1000, 2, 2), (2.5, 1, 1000, 2, 4), (7.0, 1, 1000, 5, 9),
+    (17.0, 1, 1000, 14, 20), (37.0, 1, 1000, 33, 41), (2.0, 2, 1000, 2, 2), (2.0, 3, 1000, 3, 4),
+    (2.0, 3, 3, 3, 3), (6.9, 3, 1000, 5, 9), (19.9, 3, 1000, 17, 23), (20.1, 3, 1000, 17, 23),
+    (100.0, 101, 1000, 101, 108), (100.0, 1, 99, 92, 99), (100.0, 97, 103, 97, 103),
+])
+def test_fuzz_bounds_are_ankis(interval, minimum, maximum, lower, upper):
+    assert fuzz_bounds(interval, minimum, maximum) == (lower, upper)
+
+
+def test_fuzz_is_fixed_by_card_and_review_count():
+    s = scheduler(fuzz=True)
+    t = at("2026-03-01T09:00:00+00:00")
+    card = Schedule(REVIEW, None, 30.0, 5.0, t, t - timedelta(days=30))
+    assert s.answer(card, 3, t, key="d/a", reps=7) == s.answer(card, 3, t, key="d/a", reps=7)
+    spread = {s.answer(card, 3, t, key=f"d/c{i}", reps=7).due for i in range(40)}
+    assert len(spread) > 3   # different cards spread over the fuzz range
+    assert fuzz_factor("d/a", 7) == fuzz_factor("d/a", 7) != fuzz_factor("d/a", 8)
