@@ -264,6 +264,17 @@ ZH: dict[str, str] = {
     "blocked": "遮住", "visible": "可见",
     "(row = query, column = key)": "（行 = query，列 = key）",
     "sentence {b} (length {n})": "句子 {b}（长度 {n}）",
+    "head {h}": "头 {h}",
+    "causal mask, n = {n}: query i sees keys j <= i": "因果掩码，n = {n}：第 i 个 query 只看 j <= i 的 key",
+    "padding mask, lengths {lengths}, max_len = {max_len}: padded keys are blocked":
+        "填充掩码，长度 {lengths}，max_len = {max_len}：补齐的 key 被遮住",
+    "Attention weights per head: one random sentence, seed {seed} (each row sums to 1)":
+        "各头的注意力权重：一句随机输入，种子 {seed}（每行和为 1）",
+    "empty lengths: give sentence lengths like 3,5,2": "长度为空：请给出句子长度，例如 3,5,2",
+    "a sentence length is a whole number from 1 on, got {token}": "句子长度须是从 1 起的整数，收到的是 {token}",
+    "give one of --causal N or --lengths 3,5,2": "请给出 --causal N 或 --lengths 3,5,2 其中之一",
+    "a mask over {n} positions is too large to draw (at most {most})": "{n} 个位置的掩码太大，画不下（最多 {most}）",
+    "--weights draws an L x L grid per head: use --seq {most} or less": "--weights 为每个头画一张 L x L 的图：请用 --seq {most} 或更小",
     "Answers recorded": "已记录的回答",
     "Score": "得分",
     "Skipped": "跳过",
