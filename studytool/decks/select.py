@@ -84,3 +84,53 @@ def _posings(cards: list[Card], count: int | None, seed: int) -> list[Posing]:
     # smaller count is a prefix of a larger one
     seeds = [rng.randrange(2**31) for _ in cards]
     return [Posing(cards[i], s) for i, s in zip(order[:count], seeds)]
+
+
+def prerequisite_order(cards: Sequence[Card], introduced: Iterable[str],
+                       room: dict[str, int] | None = None) -> list[Card]:
+    """New cards in an order that respects the topic graph, as many as each deck's `room` allows (None: all).
+
+    A card may come once every topic its topic requires has been introduced: by
+    a card already studied (`introduced`: their topics) or by one placed earlier
+    here. A prerequisite with no card waiting among `cards` (none in the
+    selection, or all suspended) cannot be introduced by it, so it is not waited
+    for, but its own prerequisites are. A card waiting for a prerequisite whose
+    cards are over their deck's limit waits for a later day. Otherwise `cards`
+    keep their order: each next card is the first one that is ready.
+    """
+    from studytool.decks.topics import load_topics
+
+    requires = {topic.id: topic.requires for topic in load_topics()}
+    known = set(introduced)
+    waiting = {card.topic for card in cards}
+    room = dict(room) if room is not None else None
+    ready: dict[str, bool] = {}   # memo, cleared whenever `known` grows
+
+    def is_ready(topic: str) -> bool:
+        if topic not in ready:
+            ready[topic] = all(wanted in known or (wanted not in waiting and is_ready(wanted))
+                               for wanted in requires.get(topic, ()))
+        return ready[topic]
+
+    placed: list[Card] = []
+    taken = [False] * len(cards)
+    index = 0
+    while index < len(cards):   # restarts from the top only when a topic is first introduced: O(cards x topics)
+        card = cards[index]
+        if taken[index] or not is_ready(card.topic):
+            index += 1
+            continue
+        taken[index] = True
+        if room is not None and room.get(card.deck, 0) <= 0:
+            index += 1   # over its deck's limit today: still in `waiting`, so what needs its topic waits too
+            continue
+        placed.append(card)
+        if room is not None:
+            room[card.deck] -= 1
+        if card.topic in known:
+            index += 1
+        else:
+            known.add(card.topic)
+            ready.clear()
+            index = 0
+    return placed
