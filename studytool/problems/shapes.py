@@ -15,7 +15,9 @@ from functools import cache
 import numpy as np
 
 from studytool import engine
+from studytool.i18n import _
 from studytool.problems.drawing import TRIES, pick, shape
+from studytool.problems.vocabulary import step_name
 from studytool.problems.variant import Hint, Variant
 
 _STAND_IN = {"batch": 2, "src_len": 3, "tgt_len": 5, "n_heads": 7, "d_k": 11, "d_ff": 13, "vocab": 17}
@@ -62,7 +64,7 @@ def _solution(part: str, prefix: str, sizes: Sizes, upto: str, labels: Mapping[s
     """The engine's steps of one sub-layer with their shapes, up to and including `upto`."""
     lines = []
     for name, axes in steps_of(part, prefix):
-        lines.append(f"{name.removeprefix(prefix).strip()}: {shape(concrete(axes, sizes))}"
+        lines.append(step_name(name.removeprefix(prefix).strip()) + _(": ") + f"{shape(concrete(axes, sizes))}"
                      f"  ({', '.join(labels[a] for a in axes)})")
         if name == upto:
             break
