@@ -15,20 +15,19 @@ from studytool.i18n import _
 
 
 def parse_vector(values: Sequence[str], what: str | None = None) -> list[float]:
-    """Numbers typed as separate arguments or comma-separated (`1 2 3`, `1,2,3`, `1，2，3`)."""
-    tokens = [t for value in values for t in re.split(r"[,，\s]+", value) if t]
+    """Numbers typed as separate arguments or comma-separated (`1 2 3`, `1,2,3`, `1，2，3`).
+
+    Read by the same reader as typed answers, so calc and quiz accept the same numbers.
+    """
+    from studytool.problems.reading import AnswerFormatError, normalise, number, number_tokens
+
+    tokens = number_tokens(normalise(" ".join(values)))
     if not tokens:
         raise StudytoolError(_("empty {what}: give at least one number").format(what=what or _("vector")))
-    numbers = []
-    for token in tokens:
-        try:
-            number = float(token.replace("−", "-"))
-        except ValueError:
-            raise StudytoolError(_("not a number: {token}").format(token=token)) from None
-        if number != number or number in (float("inf"), float("-inf")):
-            raise StudytoolError(_("not a finite number: {token}").format(token=token))
-        numbers.append(number)
-    return numbers
+    try:
+        return [float(number(token)) for token in tokens]
+    except AnswerFormatError as error:
+        raise StudytoolError(str(error)) from None
 
 
 def parse_rows(rows: Sequence[str]) -> list[list[float]]:
