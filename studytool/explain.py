@@ -26,6 +26,43 @@ class Example:
     params: dict
 
 
+PE_PICTURE_POSITIONS, PE_PICTURE_DIMS = 24, 12  # enough for the sin/cos bands to show their slowing
+NOTES_PE_TOKENS, NOTES_PE_DIMS = ("我", "是", "一条", "狗"), 3  # the notes' own table
+
+
+@dataclass(frozen=True)
+class Picture:
+    """What a topic is drawn as, next to its text.
+
+    kind "pe": `table` (positions x dimensions) beside the notes' d = 3 table `notes` of `notes_tokens`;
+    kind "weights": `weights` (L_q x L_k) of the worked example's Q and K.
+    """
+
+    kind: str
+    data: dict
+
+
+def picture_of(example: Example | None) -> Picture | None:
+    """The picture of an example's generator, computed by the engine; None where there is none."""
+    if example is None:
+        return None
+    from studytool import engine
+
+    if example.generator == "positional_encoding":
+        return Picture("pe", {
+            "table": engine.positional_encoding(PE_PICTURE_POSITIONS, PE_PICTURE_DIMS).tolist(),
+            "notes": engine.positional_encoding(len(NOTES_PE_TOKENS), NOTES_PE_DIMS).tolist(),
+            "notes_tokens": list(NOTES_PE_TOKENS),
+        })
+    if example.generator == "attention_scores" and {"q", "k", "v"} <= example.params.keys():
+        import numpy as np
+
+        q, k, v = (np.asarray(example.params[name], dtype=float) for name in ("q", "k", "v"))
+        _out, weights = engine.scaled_dot_product_attention(q, k, v)  # (L_q, L_k)
+        return Picture("weights", {"weights": weights.tolist()})
+    return None
+
+
 @dataclass(frozen=True)
 class Explanation:
     topic: Topic
@@ -34,6 +71,7 @@ class Explanation:
     cards: tuple[Card, ...]  # every loaded card whose topic is this one
     requires: tuple[Topic, ...] = ()      # what to know first (the topic graph)
     required_by: tuple[Topic, ...] = ()   # what builds on it
+    picture: Picture | None = None        # drawn beside the idea (masks are drawn in their worked steps)
 
     @property
     def quiz_command(self) -> str:
@@ -88,11 +126,13 @@ def drilling_cards(topic: Topic, decks: Sequence[Deck]) -> tuple[Card, ...]:
 def explain(query: str, decks: Sequence[Deck], seed: int | None = None) -> Explanation:
     """Resolve `query` to a topic and gather everything `explain` shows about it."""
     topic = resolve(query)
+    example = pose_example(topic, seed)
     return Explanation(
         topic=topic,
         group_title=group_titles().get(topic.group, topic.group),
-        example=pose_example(topic, seed),
+        example=example,
         cards=drilling_cards(topic, decks),
         requires=prerequisites(topic.id),
         required_by=dependents(topic.id),
+        picture=picture_of(example),
     )

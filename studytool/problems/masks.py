@@ -14,6 +14,24 @@ TEACHER_ASKS = ("decoder_input", "labels", "visible", "predict")
 
 START, END = "<s>", "<eos>"
 
+
+class MaskStep(str):
+    """A worked step that writes out a mask: its text as everywhere else, and for a renderer that can draw it,
+    `lead` (the words before the matrix), `blocked` (rows of bools, True = blocked), `kind` ("causal":
+    row = query, column = key; "padding": row = sentence, column = key) and `first_row` (a causal row excerpt)."""
+
+    lead: str
+    blocked: tuple[tuple[bool, ...], ...]
+    kind: str
+    first_row: int
+
+
+def mask_step(lead: str, matrix_text: str, blocked: np.ndarray, kind: str, first_row: int = 0) -> MaskStep:
+    step = MaskStep(lead + matrix_text)
+    step.lead, step.kind, step.first_row = lead, kind, first_row
+    step.blocked = tuple(tuple(bool(v) for v in row) for row in np.atleast_2d(blocked))
+    return step
+
 # (source sentence, target words): the notes' own pairs first.
 SENTENCES = (
     ("I love AI", ("我", "爱", "AI")),
@@ -34,14 +52,15 @@ def causal_mask(rng: np.random.Generator, *, n, t, ask) -> Variant:
     """
     ask = ask or pick(rng, CAUSAL_ASKS)
     least = 3 if t is None else max(3, t + 1)  # a pinned step must exist
-    n = n if n is not None else int(rng.integers(least, max(7, least + 1)))
+    most = 15 if ask in ("allowed", "blocked") else 7   # a count needs no hand-written matrix: longer n
+    n = n if n is not None else int(rng.integers(least, max(most, least + 1)))
     blocked = engine.causal_mask(n)           # (n, n) bool, True = blocked
     allowed = (~blocked).astype(int)          # 1 = may attend
     params = {"n": n, "ask": ask}
     head = (f"decoder 的带因果掩码自注意力，序列长 n = {n}（位置从 0 数）。第 i 行是第 i 个 query，"
             f"第 j 列是第 j 个 key。")
     steps = ("第 i 行只能看 j ≤ i 的位置（自己和之前），j > i 的未来位置被遮住（分数设为 −∞，softmax 后为 0）",
-             f"允许矩阵（1 = 可以看）= {mat(allowed)}",
+             mask_step("允许矩阵（1 = 可以看）= ", mat(allowed), blocked, "causal"),
              f"允许的格数 = 1 + 2 + … + {n} = {n * (n + 1) // 2}，被遮住的 = {n} × {n} − {n * (n + 1) // 2}"
              f" = {n * (n - 1) // 2}")
     if ask == "matrix":
@@ -59,7 +78,8 @@ def causal_mask(rng: np.random.Generator, *, n, t, ask) -> Variant:
                  Hint(tuple(float(j >= t) for j in range(n)), "方向反了：能看的是过去，不是未来。"))
         return Variant(head + f"第 t = {t} 行（第 {t} 个位置）对 {n} 个 key 的允许情况是什么？"
                        f"（1 = 可以看，0 = 遮住，{n} 个数）", "vector", tuple(float(v) for v in row), None,
-                       steps[:1] + (f"第 {t} 行 = {vec(row)}",), hints, params=params)
+                       steps[:1] + (mask_step(f"第 {t} 行 = ", vec(row), blocked[t], "causal", t),), hints,
+                       params=params)
     count_allowed = int(allowed.sum())
     if ask == "allowed":
         hints = (Hint(n * n, "那是不加掩码时的全部 n² 格；因果掩码遮住了右上角。"),
@@ -96,7 +116,7 @@ def padding_mask(rng: np.random.Generator, *, lengths, batch, max_len, ask) -> V
     head = (f"一个 batch 有 {len(lengths)} 个句子，真实长度分别是 {vec(lengths)}，都补齐到 max_len = {max_len}"
             f"（短句后面补 0）。")
     steps = tuple(f"长度 {n}：前 {n} 个是真 token（0），后 {max_len - n} 个是补齐（1）" for n in lengths) + (
-        f"padding mask = {mat(mask)}",)
+        mask_step("padding mask = ", mat(mask), mask.astype(bool), "padding"),)
     if ask == "matrix":
         hints = (Hint(rows(1 - mask), "反了：题目里 1 表示被遮住的补齐位置，真 token 是 0。"),)
         return Variant(head + "写出 padding mask（每行一个句子，1 = 补齐位置、要遮住，0 = 真 token）。", "matrix",

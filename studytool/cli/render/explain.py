@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from studytool.decks.topics import Topic
-from studytool.explain import Example, Explanation
+from studytool.explain import Example, Explanation, Picture
 from studytool.i18n import _
 from studytool.problems.variant import option_label
 from studytool.cli.render.common import Prose
@@ -49,6 +49,19 @@ def _section(title: str) -> Text:
     return Text(f"\n{title}", style="bold magenta")
 
 
+def _steps(example: Example) -> Group:
+    """The numbered worked steps; a step that writes out a mask also draws it as a grid."""
+    from studytool.cli.render.pictures import step_picture
+
+    steps = []
+    for i, step in enumerate(example.solution, 1):
+        picture = step_picture(step)  # a mask is drawn as a grid, not written out
+        steps.append(Text.assemble((f"{i}. ", "dim"), step if picture is None else picture[0]))
+        if picture is not None:
+            steps.append(Padding(picture[1], (0, 0, 0, len(f"{i}. "))))
+    return Group(*steps)
+
+
 def _example(example: Example) -> Group:
     source = (
         _("the notes' own numbers") if example.seed is None
@@ -63,11 +76,7 @@ def _example(example: Example) -> Group:
         options = Text("\n").join(Text(f"{option_label(example.kind, i)}. {o}") for i, o in enumerate(example.options))
         parts.append(Padding(options, (0, 0, 0, 4)))
     if example.solution:
-        steps = Text()
-        for i, step in enumerate(example.solution, 1):
-            steps.append(f"{i}. ", style="dim")
-            steps.append(step + ("\n" if i < len(example.solution) else ""))
-        parts += [Text("  " + _label(_("Solution")).rstrip(), style="bold"), Padding(steps, (0, 0, 0, 4))]
+        parts += [Text("  " + _label(_("Solution")).rstrip(), style="bold"), Padding(_steps(example), (0, 0, 0, 4))]
     parts.append(Text.assemble(("  " + _label(_("Answer")), "bold"), (example.answer, "green")))
     return Group(*parts)
 
@@ -113,6 +122,47 @@ def render_graph(layers: Sequence[Sequence[Topic]], console: Console) -> None:
     console.print(Text(_("One topic with what it needs and what builds on it: studytool explain TOPIC"), style="dim"))
 
 
+def _notes_pe_table(notes: Sequence[Sequence[float]], tokens: Sequence[str]) -> Table:
+    """The notes' d = 3 table: a row per position and its token, the numbers as the notes print them."""
+    from rich import box
+
+    table = Table(title=_("The notes' d = 3 table"), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("pos", justify="right")
+    table.add_column("token")
+    for j in range(len(notes[0])):
+        table.add_column(f"j = {j}", justify="right")
+    for pos, (token, row) in enumerate(zip(tokens, notes)):
+        table.add_row(str(pos), token, *(f"{value:.6f}" for value in row))
+    return table
+
+
+def _picture(picture: Picture, console: Console) -> None:
+    """The topic drawn: the PE heatmap beside the notes' table (one under the other when narrow), or weights."""
+    from rich.measure import Measurement
+
+    from studytool.cli.render.pictures import pe_heatmap, shade_legend, weights_heatmaps
+
+    if picture.kind == "pe":
+        table = picture.data["table"]
+        console.print(_section(_("Picture: PE of {positions} positions x {dims} dimensions (rows = positions)")
+                               .format(positions=len(table), dims=len(table[0]))))
+        heatmap, notes = pe_heatmap(table), _notes_pe_table(picture.data["notes"], picture.data["notes_tokens"])
+        widths = [Measurement.get(console, console.options, part).maximum for part in (heatmap, notes)]
+        if sum(widths) + 5 <= console.width:  # the indent and the gap
+            row = Table.grid(padding=(0, 3))
+            for width in widths:
+                row.add_column(width=width, no_wrap=True)
+            row.add_row(heatmap, notes)
+            console.print(Padding(row, (0, 0, 0, 2)))
+        else:
+            console.print(Padding(Group(heatmap, Text(), notes), (0, 0, 0, 2)))
+        console.print(Padding(shade_legend(console, 1.0, signed=True), (0, 0, 0, 2)))
+        return
+    console.print(_section(_("Picture: the worked example's attention weights (each row sums to 1)")))
+    heatmap = weights_heatmaps([picture.data["weights"]], titled=False)[0]
+    console.print(Padding(Group(heatmap, shade_legend(console, heatmap.top, signed=False)), (0, 0, 0, 2)))
+
+
 def render_explanation(explanation: Explanation, console: Console) -> None:
     """The topic: idea, formulas, live example, common mistakes, and the cards that drill it."""
     topic = explanation.topic
@@ -129,6 +179,9 @@ def render_explanation(explanation: Explanation, console: Console) -> None:
 
     if topic.formulas:
         console.print(Panel(Text("\n".join(topic.formulas)), title=_("Formulas"), title_align="left", expand=False))
+
+    if explanation.picture is not None:
+        _picture(explanation.picture, console)
 
     if explanation.example is not None:
         console.print()

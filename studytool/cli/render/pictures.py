@@ -293,11 +293,13 @@ class MaskGrid(_Picture):
         return lines
 
 
-def mask_legend(console: Console) -> Text:
-    """`■ blocked  □ visible  (row = query, column = key)` in the glyphs the console can show."""
-    glyphs = glyphs_for(console.encoding)
-    return Text.assemble((glyphs.blocked, "red"), " ", _("blocked"), "  ", (glyphs.visible, "green"), " ",
-                         _("visible"), "  ", _("(row = query, column = key)"), style="dim")
+class MaskLegend:
+    """`■ blocked  □ visible  (row = query, column = key)` in the glyphs the output can show; wraps as text."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        glyphs = glyphs_for(options.encoding)
+        yield Text.assemble((glyphs.blocked, "red"), " ", _("blocked"), "  ", (glyphs.visible, "green"), " ",
+                            _("visible"), "  ", _("(row = query, column = key)"), style="dim")
 
 
 def padding_grids(blocked: Sequence[Sequence[bool]]) -> list[MaskGrid]:
@@ -330,9 +332,25 @@ def pe_heatmap(table: Sequence[Sequence[float]]) -> Heatmap:
                    signed=True, corner="pos\\j")
 
 
-def weights_heatmaps(heads: Sequence[Sequence[Sequence[float]]]) -> list[Heatmap]:
+def weights_heatmaps(heads: Sequence[Sequence[Sequence[float]]], titled: bool = True) -> list[Heatmap]:
     """Per-head attention weights (H, L_q, L_k), each row summing to 1; shaded against the largest weight."""
     top = max(max(max(row) for row in head) for head in heads)
     return [Heatmap(head, [f"q{i}" for i in range(len(head))], [f"k{j}" for j in range(len(head[0]))],
-                    signed=False, top=top, numbers=True, title=_("head {h}").format(h=h))
+                    signed=False, top=top, numbers=True, title=_("head {h}").format(h=h) if titled else None)
             for h, head in enumerate(heads)]
+
+
+def step_picture(step: str) -> tuple[str, object] | None:
+    """A worked step that carries a mask (`studytool.problems.masks.MaskStep`): its lead words, and the grid
+    (a padding mask: one grid per sentence) with the legend to draw in place of the written matrix."""
+    from rich.columns import Columns
+    from rich.console import Group
+
+    blocked = getattr(step, "blocked", None)
+    if blocked is None:
+        return None
+    if step.kind == "padding":
+        grids = Columns(padding_grids(blocked), padding=(0, 3))
+    else:
+        grids = MaskGrid(blocked, row_labels=[str(step.first_row + i) for i in range(len(blocked))])
+    return step.lead.rstrip(), Group(grids, MaskLegend())

@@ -127,8 +127,13 @@ class TerminalView:
                 emit(self.console, _Labelled(f"[yellow]{_('Hint')}:[/]", result.hint))
         if result.variant.solution and result.variant.kind != "recall":
             emit(self.console, f"[bold]{_('Solution')}:[/]")
+            from studytool.cli.render.pictures import step_picture
+
             for step in result.variant.solution:
-                emit(self.console, Padding(Prose(escape(step)), INDENT))
+                picture = step_picture(step)  # a mask is drawn as a grid, not written out
+                emit(self.console, Padding(Prose(escape(step if picture is None else picture[0])), INDENT))
+                if picture is not None:
+                    emit(self.console, Padding(picture[1], INDENT))
         if result.card.why:
             emit(self.console, _Labelled(f"[bold]{_('Why')}:[/]", result.card.why))
         emit(self.console)

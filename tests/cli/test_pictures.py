@@ -1,0 +1,210 @@
+"""The pictures (cli/render/pictures.py) pinned as text: golden layouts at 60, 100 and 200 columns, the same
+meaning without colour, ASCII where the encoding cannot show blocks, and Chinese labels in line.
+
+Golden files live in tests/cli/golden/; after a deliberate change of layout, rewrite them with
+`STUDYTOOL_UPDATE_GOLDEN=1 pytest tests/cli/test_pictures.py` and read the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from datetime import date, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rich.cells import cell_len
+from rich.console import Console
+
+from studytool.cli.render.pictures import (
+    ASCII, UNICODE, BarList, Calendar, ColumnChart, Heatmap, MaskGrid, glyphs_for, level, padding_grids, pe_heatmap,
+    weights_heatmaps,
+)
+
+GOLDEN = Path(__file__).parent / "golden"
+WIDTHS = (60, 100, 200)
+TODAY = date(2026, 3, 1)  # a Sunday
+COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|9[0-7]|38;[25];[0-9;]+)m")
+
+
+class Output(io.StringIO):
+    """A text stream that reports an encoding, as sys.stdout does."""
+
+    def __init__(self, encoding: str):
+        super().__init__()
+        self._encoding = encoding
+
+    @property
+    def encoding(self) -> str:
+        return self._encoding
+
+
+def draw(picture: object, width: int, encoding: str = "utf-8", **console: object) -> str:
+    out = Output(encoding)
+    Console(file=out, width=width, color_system=None, highlight=False, **console).print(picture)
+    return "\n".join(line.rstrip() for line in out.getvalue().splitlines())
+
+
+def golden(name: str, text: str) -> None:
+    path = GOLDEN / f"{name}.txt"
+    if os.environ.get("STUDYTOOL_UPDATE_GOLDEN"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text + "\n", encoding="utf-8")
+    assert text + "\n" == path.read_text(encoding="utf-8"), f"{path.name} differs"
+
+
+def history() -> list[tuple[date, int]]:
+    """26 weeks of answers: every third day 0, otherwise (day number % 12)."""
+    first = TODAY - timedelta(days=26 * 7 - 1)
+    days = [first + timedelta(days=d) for d in range(26 * 7)]
+    return [(day, 0 if day.toordinal() % 3 == 0 else day.toordinal() % 12) for day in days]
+
+
+def pe(positions: int, d: int) -> np.ndarray:
+    """The sinusoidal table from the paper's formula, written out here (not the engine's)."""
+    pos, j = np.arange(positions)[:, None], np.arange(d)[None, :]
+    angle = pos / 10000 ** (2 * (j // 2) / d)
+    return np.where(j % 2 == 0, np.sin(angle), np.cos(angle))
+
+
+PICTURES = {
+    "calendar": lambda: Calendar(history()),
+    "forecast": lambda: ColumnChart([(d * 7) % 11 for d in range(30)],
+                                    [(TODAY + timedelta(days=d)).strftime("%m-%d") for d in range(30)]),
+    "retention": lambda: BarList([("2026-02-16", 0.875, "7/8"), ("2026-02-23", 2 / 3, "2/3")]),
+    "pe": lambda: pe_heatmap(pe(10, 24).tolist()),
+    "weights": lambda: weights_heatmaps([[[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]], [[1.0, 0.0, 0.0], [0.1, 0.8, 0.1]]])[0],
+    "padding": lambda: padding_grids([[False, False, False, True, True], [False, False, True, True, True]])[0],
+}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", sorted(PICTURES))
+def test_golden_layout(name, width):
+    text = draw(PICTURES[name](), width)
+    assert max(cell_len(line) for line in text.splitlines()) <= width
+    golden(f"{name}-{width}", text)
+
+
+@pytest.mark.parametrize("name", sorted(PICTURES))
+@pytest.mark.parametrize("width", [40, 24])
+def test_narrower_than_the_goldens_still_fits(name, width):
+    assert max(cell_len(line) for line in draw(PICTURES[name](), width).splitlines()) <= width
+
+
+def test_causal_grid_written_by_hand():
+    grid = MaskGrid(np.triu(np.ones((4, 4), dtype=bool), 1))
+    assert draw(grid, 60) == "\n".join([
+        "  0 1 2 3",
+        "0 □ ■ ■ ■",
+        "1 □ □ ■ ■",
+        "2 □ □ □ ■",
+        "3 □ □ □ □",
+    ])
+
+
+def test_ascii_where_the_encoding_cannot_show_blocks():
+    grid = MaskGrid(np.triu(np.ones((3, 3), dtype=bool), 1))
+    assert draw(grid, 60, encoding="ascii") == "  0 1 2\n0 . # #\n1 . . #\n2 . . ."
+    for encoding in ("ascii", "latin-1"):
+        for name, make in PICTURES.items():
+            draw(make(), 60, encoding=encoding).encode(encoding)  # raises if a glyph cannot be written
+    assert glyphs_for("utf-8") is UNICODE and glyphs_for("gb18030") is UNICODE
+    assert glyphs_for("cp1252") is ASCII and glyphs_for("no-such-codec") is ASCII
+
+
+def test_no_color_keeps_every_glyph_and_drops_colour():
+    for name, make in PICTURES.items():
+        coloured = Output("utf-8")
+        Console(file=coloured, width=100, force_terminal=True, color_system="truecolor").print(make())
+        plain = Output("utf-8")
+        Console(file=plain, width=100, force_terminal=True, color_system="truecolor", no_color=True).print(make())
+        assert COLOUR.search(coloured.getvalue()), name       # colour where allowed
+        assert not COLOUR.search(plain.getvalue()), name      # none under NO_COLOR
+        strip = lambda text: re.sub(r"\x1b\[[0-9;]*m", "", text)  # noqa: E731
+        assert strip(plain.getvalue()) == strip(coloured.getvalue()), name
+
+
+def test_chinese_labels_keep_the_columns_in_line():
+    grid = MaskGrid(np.triu(np.ones((4, 4), dtype=bool), 1), row_labels=["<s>", "我", "一条", "AI"])
+    rows = draw(grid, 60).splitlines()[1:]
+    assert len({cell_len(row.split(" ", 1)[0]) for row in rows}) > 1  # the labels differ in width ...
+    assert len({cell_len(row[: re.search("[□■]", row).start()]) for row in rows}) == 1, rows  # ... the grid does not
+    heatmap = Heatmap([[0.5, -0.5], [1.0, 0.0]], ["一条狗", "AI"], ["维度", "j"], signed=True)
+    lines = draw(heatmap, 60).splitlines()
+    assert {cell_len(line) for line in lines[1:]} == {cell_len(lines[1])}
+
+
+def test_zh_calendar_labels_fit_and_line_up(monkeypatch):
+    from studytool import i18n
+
+    monkeypatch.setattr(i18n, "_lang", "zh")
+    for width in WIDTHS:
+        lines = draw(Calendar(history()), width).splitlines()
+        assert lines[1].startswith("周一") and "月" in lines[0]
+        assert max(cell_len(line) for line in lines) <= width
+        assert len({cell_len(line) for line in lines[1:8]}) == 1
+
+
+def test_pe_heatmap_shows_the_sign_and_magnitude_of_each_number():
+    table = pe(10, 24)
+    lines = draw(pe_heatmap(table.tolist()), 100).splitlines()
+    for pos, line in enumerate(lines[1:]):
+        cells = re.findall(r"([ +-])([·░▒▓█])", line[len(line.split()[0]):])
+        assert len(cells) == 24
+        for (sign, shade), value in zip(cells, table[pos]):
+            shades = level(value, 1.0)
+            assert (shade == "·") == (shades == 0) and (shade == "·" or "░▒▓█".index(shade) + 1 == shades)
+            assert sign == (" " if shades == 0 else "+" if value > 0 else "-")
+
+
+def test_weights_heatmap_prints_the_weights():
+    heads = [[[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]]]
+    text = draw(weights_heatmaps(heads)[0], 60)
+    assert re.findall(r"\d\.\d\d", text) == ["0.50", "0.50", "0.00", "0.20", "0.30", "0.50"]
+
+
+def test_calendar_shades_follow_the_legend():
+    days = [(TODAY - timedelta(days=6 - d), n) for d, n in enumerate([0, 1, 2, 3, 4, 6, 8])]  # Mon .. Sun
+    lines = draw(Calendar(days), 60).splitlines()
+    shades = [line.split()[1] for line in lines[1:8]]
+    assert shades == ["·", "░", "░", "▒", "▒", "▓", "█"]   # quarters of the busiest day, 8: 1-2, 3-4, 5-6, 7-8
+    assert lines[8] == "· 0  ░ 1-2  ▒ 3-4  ▓ 5-6  █ 7-8"
+
+
+def test_column_chart_heights_are_proportional():
+    lines = draw(ColumnChart([8, 4, 0, 1], ["a", "", "", ""], height=4, every=4), 60).splitlines()
+    columns = [[line.ljust(14)[2 + i] for line in lines[:4]] for i in range(0, 12, 3)]
+    assert columns[0] == ["█", "█", "█", "█"] and columns[1] == [" ", " ", "█", "█"]
+    assert columns[2] == [" ", " ", " ", " "] and columns[3] == [" ", " ", " ", "▄"]  # 1/8 of 4 rows: half a row
+
+
+def studytool(*args: str, **env: str) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS")}
+    return subprocess.run([sys.executable, "-m", "studytool", *args], env={**environment, **env},
+                          capture_output=True, timeout=60)
+
+
+@pytest.mark.parametrize("args", [("calc", "mask", "--lengths", "3,5,2"), ("calc", "mask", "--causal", "5"),
+                                  ("calc", "pe", "--d-model", "6", "--positions", "3", "--plot")])
+def test_the_commands_draw_in_ascii_under_an_ascii_stdout(args):
+    result = studytool(*args, PYTHONIOENCODING="ascii", COLUMNS="60")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.decode("ascii").strip()
+
+
+def test_a_mask_cards_worked_solution_draws_the_grid():
+    from studytool.cli.render.explain import render_explanation
+    from studytool.explain import explain
+
+    out = Output("utf-8")
+    render_explanation(explain("causal-mask", []), Console(file=out, width=60, color_system=None))
+    text = "\n".join(line.rstrip() for line in out.getvalue().splitlines())
+    assert "  0 1 2 3\n" in text and "0 □ ■ ■ ■" in text and "3 □ □ □ □" in text
+    out = Output("utf-8")
+    render_explanation(explain("padding-mask", []), Console(file=out, width=100, color_system=None))
+    assert out.getvalue().count("0 □ □ □ ■ ■") == 1 and "0 □ □ □ □ □" in out.getvalue()
