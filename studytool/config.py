@@ -43,11 +43,6 @@ class Settings:
 
         return user_cache_path("studytool", appauthor=False)
 
-    @property
-    def backup_dir(self) -> Path:
-        """Daily and weekly copies of the progress database (`studytool backup`)."""
-        return self.home / "backups"
-
     def check_home(self) -> None:
         """A STUDYTOOL_HOME that is a file is named as such (the store would only see its database's parent)."""
         if self.db is None and os.environ.get("STUDYTOOL_HOME") and self.home.is_file():

@@ -14,6 +14,7 @@ import typer
 
 from studytool import __version__
 from studytool.cli.commands import calc, decks, explain, export, study, worksheet
+from studytool.cli.commands import backup
 from studytool.cli.style import Group
 from studytool.config import Settings
 from studytool.errors import StudytoolError
@@ -35,6 +36,7 @@ app.command("quiz")(study.quiz_command)
 app.command("review")(study.review_command)
 app.command("stats")(study.stats_command)
 app.command("worksheet")(worksheet.worksheet_command)
+app.add_typer(backup.app, name="backup")
 
 
 def _language(value: Optional[str]) -> Optional[str]:

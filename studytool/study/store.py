@@ -7,7 +7,9 @@ and is read by SQLite's date functions.
 
 Safety: an existing file is first opened read-only and checked (integrity,
 schema version); only then is it opened for writing. A file that fails the
-check is never modified. Every write is one `BEGIN IMMEDIATE` transaction, so
+check is never modified, and the day's first open for writing runs the full
+integrity check and takes a backup first (`backup.py`). A read-only check
+leaves no -wal/-shm files. Every write is one `BEGIN IMMEDIATE` transaction, so
 two sessions at once queue on `busy_timeout` instead of failing with
 "database is locked".
 """
@@ -15,6 +17,8 @@ two sessions at once queue on `busy_timeout` instead of failing with
 from __future__ import annotations
 
 import json
+import os
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -97,7 +101,11 @@ def format_time(moment: datetime) -> str:
 
 
 def parse_time(text: str) -> datetime:
-    return datetime.fromisoformat(text)  # reads the trailing Z as UTC (and is much faster than strptime)
+    try:
+        return datetime.fromisoformat(text)  # reads the trailing Z as UTC (and is much faster than strptime)
+    except (TypeError, ValueError):   # a row damaged or edited by hand: one line, not a traceback
+        raise StudytoolError(_("the progress database holds {value!r} where a time belongs; "
+                               "see 'studytool backup list' to restore a backup").format(value=text)) from None
 
 
 @dataclass(frozen=True)
@@ -146,6 +154,27 @@ def _schedule_row(schedule: Schedule) -> dict[str, Any]:
     return row
 
 
+def _checked(read: Callable[[Any], Schedule]) -> Callable[[Any], Schedule]:
+    """A stored schedule fsrs cannot take (state 7, a stability of 'abc') is a damaged row, said in one line."""
+    def checked(row: Any) -> Schedule:
+        schedule = read(row)
+        numbers = (schedule.stability, schedule.difficulty)
+        if (schedule.state not in STATES or not isinstance(schedule.step, (int, type(None)))
+                or not all(isinstance(n, (int, float, type(None))) for n in numbers)):
+            raise StudytoolError(_("the progress database holds a schedule fsrs cannot use for {key} "
+                                   "(state {state!r}, step {step!r}, stability {stability!r}, difficulty {difficulty!r}); "
+                                   "see 'studytool backup list' to restore a backup").format(
+                key=dict(row).get("key", "?"), state=schedule.state, step=schedule.step,
+                stability=schedule.stability, difficulty=schedule.difficulty))
+        return schedule
+
+    return checked
+
+
+STATES = (1, 2, 3)   # fsrs.State: learning, review, relearning
+
+
+@_checked
 def _schedule_from_row(row: sqlite3.Row | dict[str, Any]) -> Schedule:
     return Schedule(
         state=row["state"],
@@ -155,6 +184,26 @@ def _schedule_from_row(row: sqlite3.Row | dict[str, Any]) -> Schedule:
         due=parse_time(row["due"]),
         last_review=parse_time(row["last_review"]) if row["last_review"] else None,
     )
+
+
+def read_only_uri(path: Path) -> str:
+    """A URI that reads `path` and leaves nothing beside it.
+
+    A read-only connection to a WAL database creates -wal and -shm files and
+    leaves them (and cannot open at all in a folder it may not write). With no
+    -wal or -journal beside the file no session has it open and every committed
+    page is in it, so it is opened immutable: no journal, no lock files. Otherwise
+    a read-only connection is needed to see those pages, and its files are there already.
+    """
+    uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro"
+    busy = any(os.path.lexists(f"{path}{suffix}") for suffix in ("-wal", "-journal"))
+    return uri if busy else uri + "&immutable=1"
+
+
+def _tables_of(version: int) -> list[str]:
+    """The tables the migrations up to `version` create."""
+    statements = " ".join(statement for migration in MIGRATIONS[:version] for statement in migration)
+    return re.findall(r"CREATE TABLE (\w+)", statements)
 
 
 def _unreadable(path: Path, reason: object) -> StudytoolError:
@@ -173,7 +222,7 @@ def check_database(path: Path) -> int:
     if path.is_dir():   # SQLite would only say "disk I/O error"
         raise StudytoolError(_("{path} is a directory, not a database file").format(path=path))
     try:
-        con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+        con = sqlite3.connect(read_only_uri(path), uri=True, timeout=BUSY_TIMEOUT_S)
     except sqlite3.Error as error:
         raise _unreadable(path, error) from None
     try:
@@ -186,6 +235,9 @@ def check_database(path: Path) -> int:
         if "migrations" not in tables:
             raise _unreadable(path, _("not a studytool database"))
         version = con.execute("SELECT max(version) FROM migrations").fetchone()[0] or 0
+        missing = [table for table in _tables_of(min(version, SCHEMA_VERSION)) if table not in tables]
+        if missing:
+            raise _unreadable(path, _("table {table} is missing").format(table=missing[0]))
     except sqlite3.Error as error:
         raise _unreadable(path, error) from None
     finally:
@@ -403,6 +455,24 @@ def _check_folders(path: Path) -> None:
             return
 
 
+def _read_only_store(path: Path, version: int) -> Store:
+    """The file read without writing; an older schema is brought up to date in a copy in memory."""
+    try:
+        con = sqlite3.connect(read_only_uri(path), uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        if version < SCHEMA_VERSION:
+            memory = sqlite3.connect(":memory:", isolation_level=None)
+            con.backup(memory)
+            con.close()
+            con = memory
+        con.row_factory = sqlite3.Row
+        store = Store(con, path)
+        if version < SCHEMA_VERSION:
+            store.migrate()
+    except sqlite3.Error as error:
+        raise _unreadable(path, error) from None
+    return store
+
+
 def _empty_store(path: Path) -> Store:
     """A fresh schema in memory: what a read-only command sees where no database exists yet."""
     con = sqlite3.connect(":memory:", isolation_level=None)
@@ -412,16 +482,25 @@ def _empty_store(path: Path) -> Store:
     return store
 
 
-def open_store(path: Path, *, create: bool = True) -> Store:
+def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Store:
     """Open (creating parent folders and the schema if needed) the progress database at `path`.
 
     With `create=False` (read-only commands) nothing is created: where no
-    database exists yet, an empty one in memory stands in for it.
+    database exists yet, an empty one in memory stands in for it, and a file
+    that may not be written (a read-only folder) is read as it is.
+    With `backups`, the day's first open for writing checks the file in full
+    and backs it up first (`studytool.study.backup.ensure_daily`).
     """
     _check_folders(path)
     version = check_database(path)
     if not create and not path.exists():
         return _empty_store(path)
+    if not create and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        return _read_only_store(path, version)
+    if backups and version:
+        from studytool.study.backup import ensure_daily
+
+        ensure_daily(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)

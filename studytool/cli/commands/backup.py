@@ -1,0 +1,62 @@
+"""`studytool backup`: back up the progress database now, list the backups, restore one."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from studytool.cli.options import Json
+from studytool.cli.style import Group
+from studytool.i18n import _
+
+app = typer.Typer(cls=Group, help="Back up the progress database, list the backups, restore one.",
+                  invoke_without_command=True)
+
+
+@app.callback()
+def backup_now(ctx: typer.Context) -> None:
+    """Without a subcommand: check the database in full and back it up now (backups/ beside it)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from studytool.cli.render.common import console
+    from studytool.errors import StudytoolError
+    from studytool.study import backup
+
+    db = ctx.obj.db_path
+    if not db.exists():
+        raise StudytoolError(_("{db} does not exist yet; nothing to back up").format(db=db))
+    taken = backup.take(db)
+    console().print(_("Backed up {db} to {path} ({answers} answers)").format(db=db, path=taken.path,
+                                                                          answers=taken.answers), markup=False)
+
+
+@app.command("list")
+def backup_list(ctx: typer.Context, json_: Json = False) -> None:
+    """The backups, newest first: name, time, size and answers."""
+    from studytool.cli.render.backup import backup_list_json, render_backup_list
+    from studytool.cli.render.common import console, print_json
+    from studytool.study import backup
+
+    found = backup.backups(ctx.obj.db_path)
+    if json_:
+        print_json(backup_list_json(found))
+    else:
+        render_backup_list(found, backup.folder_for(ctx.obj.db_path), console())
+
+
+@app.command("restore")
+def backup_restore(
+    ctx: typer.Context,
+    name: Optional[str] = typer.Argument(None, metavar="NAME", help="A backup's name (default: the newest good one)."),
+    force: bool = typer.Option(False, "--force", help="Replace the database even if it is healthy."),
+) -> None:
+    """Put a backup in place of the database; the replaced file is kept beside it."""
+    from studytool.cli.render.common import console
+    from studytool.study import backup
+
+    done = backup.restore(ctx.obj.db_path, name, force=force)
+    console().print(_("Restored {name} ({answers} answers) to {db}").format(
+        name=done.backup.name, answers=done.backup.answers, db=ctx.obj.db_path), markup=False)
+    if done.replaced is not None:
+        console().print(_("The replaced database is kept as {path}").format(path=done.replaced), markup=False)

@@ -1,0 +1,230 @@
+"""Backups of the progress database, as Anki keeps them.
+
+Before the first write of each day `open_store` calls `ensure_daily`: the full
+`PRAGMA integrity_check` (which finds damage that `quick_check` misses), then a
+copy taken with SQLite's online backup API into `backups/` beside the
+database (`$STUDYTOOL_HOME/backups/` by default). A database that fails the
+check is never written: the error names the newest good backup and the command
+that restores it. Of the copies, the newest of each of the last 7 days and of
+each of the last 4 weeks are kept.
+
+Backups are read immutable (they are never written once taken), so listing
+them leaves no -wal or -shm files in the folder. A restore keeps the file it
+replaces beside it (`studytool.db.replaced-<time>`, with its -wal and -shm).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import quote
+
+from studytool.errors import StudytoolError
+from studytool.i18n import _
+
+KEEP_DAILY = 7
+KEEP_WEEKLY = 4
+STAMP = "%Y-%m-%dT%H%M%SZ"                        # UTC, sorts like time: studytool-2026-12-01T083000Z.db
+_NAME = re.compile(r"(?P<stem>.+)-(?P<stamp>\d{4}-\d\d-\d\dT\d{6}Z)\.db\Z")
+
+
+@dataclass(frozen=True)
+class Backup:
+    path: Path
+    time: datetime          # when it was taken (UTC)
+    size: int               # bytes
+    answers: int | None     # answers in its review log; None: the copy cannot be read
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+@dataclass(frozen=True)
+class Restored:
+    backup: Backup
+    replaced: Path | None   # where the database it replaced was moved (None: there was none)
+
+
+def folder_for(db: Path) -> Path:
+    """Where the backups of `db` go: `backups/` beside it."""
+    return Path(db).parent / "backups"
+
+
+def integrity_problems(db: Path) -> list[str]:
+    """The full `PRAGMA integrity_check` of `db`, read-only: its problems, empty when it is healthy."""
+    from studytool.study.store import BUSY_TIMEOUT_S, read_only_uri
+
+    try:
+        con = sqlite3.connect(read_only_uri(db), uri=True, timeout=BUSY_TIMEOUT_S)
+        try:
+            found = [row[0] for row in con.execute("PRAGMA integrity_check")]
+        finally:
+            con.close()
+    except sqlite3.Error as error:
+        return [str(error)]
+    return [] if found == ["ok"] else found
+
+
+def backups(db: Path) -> list[Backup]:
+    """The backups of `db`, newest first."""
+    folder = folder_for(db)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        match = _NAME.match(name)
+        path = folder / name
+        if match and match["stem"] == Path(db).stem and path.is_file():
+            taken = datetime.strptime(match["stamp"], STAMP).replace(tzinfo=timezone.utc)
+            found.append(Backup(path, taken, path.stat().st_size, _answers(path)))
+    return sorted(found, key=lambda backup: backup.time, reverse=True)
+
+
+def _answers(path: Path) -> int | None:
+    try:
+        con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1", uri=True)
+        try:
+            return con.execute("SELECT count(*) FROM reviews").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return None
+
+
+def take(db: Path, now: datetime | None = None) -> Backup:
+    """Check `db` in full and copy it into the backup folder (then prune); `StudytoolError` if it is damaged."""
+    problems = integrity_problems(db)
+    if problems:
+        raise damaged(db, problems)
+    now = now or datetime.now(timezone.utc)
+    folder = folder_for(db)
+    target = folder / f"{Path(db).stem}-{now.astimezone(timezone.utc).strftime(STAMP)}.db"
+    temporary = None
+    import tempfile
+
+    from studytool.study.store import BUSY_TIMEOUT_S, read_only_uri
+
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")   # two sessions at once
+        os.close(handle)
+        temporary = Path(name)
+        source = sqlite3.connect(read_only_uri(db), uri=True, timeout=BUSY_TIMEOUT_S)
+        copy = sqlite3.connect(temporary)
+        try:
+            source.backup(copy)   # a consistent snapshot, even while another session writes
+        finally:
+            copy.close()
+            source.close()
+        os.replace(temporary, target)
+    except (OSError, sqlite3.Error) as error:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
+        raise StudytoolError(_("cannot back up {db} into {folder} ({reason}); nothing was written").format(
+            db=db, folder=folder, reason=" ".join(str(error).split()))) from None
+    prune(db)
+    return next(backup for backup in backups(db) if backup.path == target)
+
+
+def ensure_daily(db: Path, now: datetime | None = None) -> Backup | None:
+    """Before the day's first write: `take` a backup unless one was taken today (local time); the one taken."""
+    now = now or datetime.now(timezone.utc)
+    newest = backups(db)
+    if newest and newest[0].time.astimezone().date() == now.astimezone().date():
+        return None
+    return take(db, now)
+
+
+def prune(db: Path) -> list[Path]:
+    """Delete the backups that are neither the newest of one of the last 7 days nor of the last 4 weeks."""
+    newest_per_day: dict[object, Backup] = {}
+    newest_per_week: dict[object, Backup] = {}
+    for backup in backups(db):   # newest first, so the first of each day or week is its newest
+        local = backup.time.astimezone()
+        newest_per_day.setdefault(local.date(), backup)
+        newest_per_week.setdefault(local.isocalendar()[:2], backup)
+    keep = {b.path for b in list(newest_per_day.values())[:KEEP_DAILY]}
+    keep |= {b.path for b in list(newest_per_week.values())[:KEEP_WEEKLY]}
+    dropped = [backup.path for backup in backups(db) if backup.path not in keep]
+    for path in dropped:
+        path.unlink(missing_ok=True)
+    return dropped
+
+
+def newest_good(db: Path) -> Backup | None:
+    """The newest backup that passes the full integrity check."""
+    return next((backup for backup in backups(db) if not integrity_problems(backup.path)), None)
+
+
+def damaged(db: Path, problems: list[str]) -> StudytoolError:
+    """The one-line error for a database that failed the check: what failed, and how to restore."""
+    reason = " ".join("; ".join(problems[:2]).split())
+    good = newest_good(db)
+    if good is None:
+        return StudytoolError(_("{db} is damaged ({reason}); nothing was written, and there is no backup to "
+                                "restore").format(db=db, reason=reason))
+    return StudytoolError(_("{db} is damaged ({reason}); nothing was written. The newest good backup is {name} "
+                            "({answers} answers): restore it with 'studytool backup restore {name}'").format(
+        db=db, reason=reason, name=good.name, answers=good.answers))
+
+
+def restore(db: Path, name: str | None = None, *, force: bool = False, now: datetime | None = None) -> Restored:
+    """Put backup `name` (default: the newest good one) in place of `db`, keeping the replaced file beside it.
+
+    A healthy database is replaced only with `force`.
+    """
+    chosen = _chosen(db, name)
+    problems = integrity_problems(chosen.path)
+    if problems:
+        raise StudytoolError(_("backup {name} is damaged too ({reason}); choose another ('studytool backup list')").format(
+            name=chosen.name, reason=" ".join("; ".join(problems[:2]).split())))
+    db = Path(db)
+    replaced = None
+    if db.exists():
+        if not force and not integrity_problems(db):
+            raise StudytoolError(_("{db} is healthy; add --force to replace it with {name} (it is kept beside it)").format(
+                db=db, name=chosen.name))
+        stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime(STAMP)
+        replaced = db.with_name(f"{db.name}.replaced-{stamp}")
+    _put_in_place(chosen.path, db, replaced)
+    return Restored(chosen, replaced)
+
+
+def _chosen(db: Path, name: str | None) -> Backup:
+    found = backups(db)
+    if not found:
+        raise StudytoolError(_("no backups of {db} in {folder}").format(db=db, folder=folder_for(db)))
+    if name is None:
+        good = newest_good(db)
+        if good is None:
+            raise StudytoolError(_("every backup in {folder} is damaged").format(folder=folder_for(db)))
+        return good
+    for backup in found:
+        if backup.name == name:
+            return backup
+    raise StudytoolError(_("no backup named {name!r}; see 'studytool backup list'").format(name=name))
+
+
+def _put_in_place(backup: Path, db: Path, replaced: Path | None) -> None:
+    """Copy the backup beside `db`, move `db` (and its -wal/-shm) aside, then move the copy in."""
+    import shutil
+
+    temporary = db.with_name(f".{db.name}.restore.tmp")
+    try:
+        shutil.copyfile(backup, temporary)
+        if replaced is not None:
+            os.replace(db, replaced)
+            for suffix in ("-wal", "-shm"):   # left beside the copy they would be read as its journal
+                if os.path.lexists(f"{db}{suffix}"):
+                    os.replace(f"{db}{suffix}", f"{replaced}{suffix}")
+        os.replace(temporary, db)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise StudytoolError(_("cannot restore {db}: {reason}").format(db=db, reason=error.strerror or error)) from None
