@@ -1,9 +1,17 @@
 """studytool.engine: a pure NumPy Transformer that agrees with PyTorch.
 
-Batch-first (B, L, d), float64 by default, float32 on request; see DESIGN.md §2.
+Batch-first (B, L, d), float64 by default, float32 on request; see DESIGN.md §2. Where things are:
+functional.py the maths as plain functions; config.py ModuleConfig and parameter creation;
+modules.py the Module base, Linear, LayerNorm, Embedding, FeedForward; attention.py multi-head
+attention; transformer.py the layers, stacks and nn.Transformer; modern.py RMSNorm and SwiGLU;
+decoding.py the KV cache; params.py closed-form counts; tracing.py + shapes.py trace_shapes;
+meta.py the shape-only MetaArray.
 """
 
+from .attention import MultiHeadAttention
+from .config import ModuleConfig
 from .functional import (
+    attention_scores,
     batch_norm,
     causal_mask,
     layer_norm,
@@ -19,23 +27,12 @@ from .functional import (
 )
 from .decoding import KVCache, LayerCache, kv_cache_bytes
 from .meta import MetaArray
-from .modules import (
-    Decoder,
-    DecoderLayer,
-    Embedding,
-    Encoder,
-    EncoderLayer,
-    FeedForward,
-    LayerNorm,
-    Linear,
-    Module,
-    MultiHeadAttention,
-    Transformer,
-)
+from .modules import Embedding, FeedForward, LayerNorm, Linear, Module
 from .modern import RMSNorm, SwiGLUFeedForward
 from .params import PARTS, count_params
 from .shapes import trace_shapes
 from .tracing import ShapeStep
+from .transformer import Decoder, DecoderLayer, Encoder, EncoderLayer, Transformer
 
 __all__ = [
     "PARTS",
@@ -51,11 +48,13 @@ __all__ = [
     "Linear",
     "MetaArray",
     "Module",
+    "ModuleConfig",
     "MultiHeadAttention",
     "RMSNorm",
     "ShapeStep",
     "SwiGLUFeedForward",
     "Transformer",
+    "attention_scores",
     "batch_norm",
     "causal_mask",
     "count_params",

@@ -1,8 +1,8 @@
-"""The Transformer's building blocks as pure NumPy functions.
+"""The Transformer's building blocks as pure NumPy functions: no state, no tracing, no devices.
 
-Every function keeps the dtype of its input (float32 in, float32 out): scalars
-are Python floats, which NumPy 2 treats as "weak" and never promotes with.
-`out=` lets a caller that owns a temporary reuse it instead of allocating.
+Every function keeps the dtype of its input (float32 in, float32 out): scalars are Python
+floats, which NumPy 2 treats as "weak" and never promotes with. The same code runs on the
+shape-only MetaArray (meta.py), which is how `trace_shapes` sizes models too large to allocate.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from .meta import MetaArray
-from .tracing import record
 
 Array = Any  # an ndarray, or a shape-only MetaArray (see meta.py) on the same code path
 
@@ -26,39 +25,38 @@ def _as_float(x: Any) -> Array:
     return np.asarray(x, dtype=np.float64)
 
 
-def softmax(x: Array, axis: int = -1, out: Array | None = None) -> Array:
+def softmax(x: Array, axis: int = -1) -> Array:
     """Numerically stable softmax; a slice that is all -inf (fully masked) gives zeros, not NaN."""
-    x = _as_float(x)
+    return _softmax_in_place(_as_float(x).copy(), axis)
+
+
+def _softmax_in_place(x: Array, axis: int) -> Array:
+    """softmax written into x, a temporary the caller owns (attention's (B, H, Lq, Lk) scores).
+
+    In place because each extra array of that size costs about as much as the exp itself
+    (measured: 14 ms in place vs 25 ms allocating, B=32 H=8 L=128 float32; BENCHMARKS.md).
+    """
     m = x.max(axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)  # all -inf: subtract 0 so exp gives 0, not exp(nan)
-    e = np.subtract(x, m, out=out)
-    np.exp(e, out=e)
-    total = e.sum(axis=axis, keepdims=True)
-    np.divide(e, np.where(total > 0, total, 1.0), out=e)
-    return e
+    x -= np.where(np.isfinite(m), m, 0.0)  # all -inf: subtract 0 so exp gives 0, not exp(nan)
+    np.exp(x, out=x)
+    total = x.sum(axis=axis, keepdims=True)
+    x /= np.where(total > 0, total, 1.0)
+    return x
 
 
-def layer_norm(
-    x: Array,
-    weight: Array | None = None,
-    bias: Array | None = None,
-    eps: float = 1e-5,
-    out: Array | None = None,
-) -> Array:
+def layer_norm(x: Array, weight: Array | None = None, bias: Array | None = None, eps: float = 1e-5) -> Array:
     """Normalise each vector over its last axis (one token's features), as torch.nn.LayerNorm.
 
     Biased variance (divide by K, not K-1); eps inside the square root.
     """
     x = _as_float(x)
-    mean = x.mean(axis=-1, keepdims=True)
-    centred = np.subtract(x, mean, out=out)
-    var = np.square(centred).mean(axis=-1, keepdims=True)
-    np.divide(centred, np.sqrt(var + eps), out=centred)
+    y = x - x.mean(axis=-1, keepdims=True)  # (..., K) - (..., 1)
+    y /= np.sqrt(np.square(y).mean(axis=-1, keepdims=True) + eps)
     if weight is not None:
-        np.multiply(centred, weight, out=centred)
+        y *= weight
     if bias is not None:
-        np.add(centred, bias, out=centred)
-    return centred
+        y += bias
+    return y
 
 
 def batch_norm(x: Array, eps: float = 1e-5) -> Array:
@@ -99,6 +97,16 @@ def padding_mask(lengths: Sequence[int], max_len: int) -> np.ndarray:
     return np.arange(max_len).reshape(1, max_len) >= lengths.reshape(-1, 1)
 
 
+def attention_scores(q: Array, k: Array, mask: Array | None = None) -> Array:
+    """Q K^T / sqrt(d_k), -inf where `mask` is True (blocked); (..., Lq, d_k), (..., Lk, d_k) -> (..., Lq, Lk)."""
+    q, k = _as_float(q), _as_float(k)
+    scores = q @ k.swapaxes(-1, -2)  # (..., Lq, d_k) @ (..., d_k, Lk) -> (..., Lq, Lk)
+    scores *= 1.0 / math.sqrt(q.shape[-1])
+    if mask is not None:
+        np.copyto(scores, -np.inf, where=mask)  # in place: np.where would build another (..., Lq, Lk) array
+    return scores
+
+
 def scaled_dot_product_attention(
     q: Array, k: Array, v: Array, mask: Array | None = None
 ) -> tuple[Array, Array]:
@@ -107,30 +115,20 @@ def scaled_dot_product_attention(
     `mask` is bool, True = blocked, broadcastable to (..., Lq, Lk). A query whose keys are all
     blocked gets all-zero weights and a zero output.
     """
-    q, k, v = _as_float(q), _as_float(k), _as_float(v)
-    d_k = q.shape[-1]
-    scores = np.matmul(q, k.swapaxes(-1, -2))  # (..., Lq, d_k) @ (..., d_k, Lk) -> (..., Lq, Lk)
-    np.multiply(scores, 1.0 / math.sqrt(d_k), out=scores)
-    if mask is not None:
-        np.copyto(scores, -np.inf, where=mask)
-    record("attention scores Q·K^T/sqrt(d_k)", scores)
-    weights = softmax(scores, out=scores)
-    record("softmax over keys", weights)
-    out = np.matmul(weights, v)  # (..., Lq, Lk) @ (..., Lk, d_v) -> (..., Lq, d_v)
-    record("weighted sum of V", out)
-    return out, weights
+    weights = _softmax_in_place(attention_scores(q, k, mask), axis=-1)
+    return weights @ _as_float(v), weights  # (..., Lq, Lk) @ (..., Lk, d_v) -> (..., Lq, d_v)
 
 
 def linear(x: Array, weight: Array, bias: Array | None = None) -> Array:
     """x W^T + b with torch's (out, in) weight layout; (..., in) -> (..., out)."""
-    y = np.matmul(x.reshape(-1, x.shape[-1]), weight.T)  # one 2-D GEMM: (N, in) @ (in, out)
+    y = x.reshape(-1, x.shape[-1]) @ weight.T  # one 2-D GEMM: (N, in) @ (in, out)
     if bias is not None:
-        np.add(y, bias, out=y)
+        y += bias
     return y.reshape(*x.shape[:-1], weight.shape[0])
 
 
-def relu(x: Array, out: Array | None = None) -> Array:
-    return np.maximum(x, 0.0, out=out)
+def relu(x: Array) -> Array:
+    return np.maximum(x, 0.0)
 
 
 def rms_norm(x: Array, weight: Array | None = None, eps: float | None = None) -> Array:

@@ -8,22 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
+from .config import ModuleConfig, configure, constant
 from .functional import Array, rms_norm, silu
-from .modules import Linear, Module, Seed, _Init
+from .modules import Linear, Module
 
 
 class RMSNorm(Module):
     """torch.nn.RMSNorm over the last axis: weight = 1 at start; `eps=None` is the dtype's epsilon."""
 
     def __init__(
-        self, d_model: int, *, eps: float | None = None, dtype: Any = np.float64, device: str = "cpu"
+        self, d_model: int, *, eps: float | None = None, config: ModuleConfig | None = None, **settings: Any
     ) -> None:
-        init = _Init(None, dtype, device)
-        self.dtype = init.dtype
-        self.eps = eps
-        self.weight = init.constant((d_model,), 1.0)
+        config = configure(config, settings)
+        self.dtype = config.dtype
+        self.eps = eps  # its own, not config.eps: torch.nn.RMSNorm's default differs from LayerNorm's
+        self.weight = constant(config, (d_model,), 1.0)
 
     def __call__(self, x: Array) -> Array:
         return rms_norm(self._cast(x), self.weight, self.eps)
@@ -33,19 +32,17 @@ class SwiGLUFeedForward(Module):
     """W2 (silu(x W1) * (x W3)): a gate and an up projection d -> d_ff, a down projection d_ff -> d.
 
     Three matrices instead of two, so d_ff ≈ 8/3 d keeps the parameter count of a 4d ReLU FFN.
-    No biases by default, as in LLaMA.
+    No biases by default, as in LLaMA: `bias` is this module's own keyword, not `config.bias`.
     """
 
     def __init__(
-        self, d_model: int, d_ff: int, *, bias: bool = False,
-        seed: Seed = 0, dtype: Any = np.float64, device: str = "cpu",
+        self, d_model: int, d_ff: int, *, bias: bool = False, config: ModuleConfig | None = None, **settings: Any
     ) -> None:
-        init = _Init(seed, dtype, device)
-        self.dtype = init.dtype
-        kw = dict(bias=bias, seed=init.rng, dtype=dtype, device=device)
-        self.w1 = Linear(d_model, d_ff, **kw)  # gate
-        self.w2 = Linear(d_ff, d_model, **kw)  # down
-        self.w3 = Linear(d_model, d_ff, **kw)  # up
+        config = configure(config, {**settings, "bias": bias})
+        self.dtype = config.dtype
+        self.w1 = Linear(d_model, d_ff, config=config)  # gate
+        self.w2 = Linear(d_ff, d_model, config=config)  # down
+        self.w3 = Linear(d_model, d_ff, config=config)  # up
 
     def __call__(self, x: Array) -> Array:
         x = self._cast(x)

@@ -9,22 +9,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from .config import ModuleConfig
 from .functional import Array, causal_mask, positional_encoding, softmax
 from .meta import MetaArray
-from .modules import Embedding, Linear, Transformer
-from .tracing import ShapeStep, record, recording
+from .modules import Embedding, Linear
+from .tracing import ShapeStep, observe, recording
+from .transformer import Transformer
 
 # Above this many elements in the largest array, trace on MetaArrays instead of real ones.
 _REAL_LIMIT = 2_000_000
 
 
 def _embed(embedding: Embedding, ids: Array, label: str, device: str) -> Array:
-    record(f"{label} token ids", ids)
+    observe(f"{label} token ids", ids)
     x = embedding(ids)  # (B, L) -> (B, L, d)
-    record(f"{label} embedding", x)
+    observe(f"{label} embedding", x)
     length, d_model = x.shape[-2:]
     x = x + positional_encoding(length, d_model, x.dtype, like=ids if device == "meta" else None)
-    record(f"{label} + positional encoding", x)
+    observe(f"{label} + positional encoding", x)
     return x
 
 
@@ -60,10 +62,10 @@ def trace_shapes(
     device = "cpu" if largest <= _REAL_LIMIT else "meta"
 
     rng = np.random.default_rng(0)
-    kw = dict(seed=rng, device=device)
-    model = Transformer(d_model, n_heads, 1, 1, d_ff, **kw)
-    src_embedding, tgt_embedding = Embedding(vocab, d_model, **kw), Embedding(vocab, d_model, **kw)
-    generator = Linear(d_model, vocab, **kw)
+    config = ModuleConfig(seed=rng, device=device)
+    model = Transformer(d_model, n_heads, 1, 1, d_ff, config=config)
+    src_embedding, tgt_embedding = Embedding(vocab, d_model, config=config), Embedding(vocab, d_model, config=config)
+    generator = Linear(d_model, vocab, config=config)
 
     with recording() as recorder:
         src = _embed(src_embedding, _token_ids(rng, batch, src_len, vocab, device), "source", device)
@@ -75,7 +77,7 @@ def trace_shapes(
         out = model.decoder(tgt, memory, tgt_mask=mask)
         recorder.part = "output"
         logits = generator(out)  # (B, L_tgt, d) -> (B, L_tgt, V)
-        record("linear to vocabulary (logits)", logits)
-        probs = softmax(logits, out=logits)
-        record("softmax over vocabulary", probs)
+        observe("linear to vocabulary (logits)", logits)
+        probs = softmax(logits)
+        observe("softmax over vocabulary", probs)
     return recorder.steps

@@ -1,16 +1,49 @@
-"""Recording the shapes that flow through the engine (used by `trace_shapes`).
+"""Observing the arrays that flow through the modules (used by `trace_shapes`).
 
-Outside a `recording()` block `record` does nothing, so the forward passes pay
-one function call per step and stay pure.
+The maths (functional.py) knows nothing of this. The modules call `observe(name, x)` at a few
+named points of their data flow; nothing happens unless an observer is installed, so a plain
+forward pass pays one ContextVar lookup per point. `scope(label)` prefixes the names observed
+inside it (e.g. "cross-attention: Q projection"). An observer should read what it needs at once:
+later steps may reuse the array in place (softmax overwrites the scores).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
+
+Observer = Callable[[str, Any], None]
+
+_observer: ContextVar[Observer | None] = ContextVar("studytool_engine_observer", default=None)
+_prefix: ContextVar[str] = ContextVar("studytool_engine_prefix", default="")
+
+
+def observe(name: str, x: Any) -> None:
+    observer = _observer.get()
+    if observer is not None:
+        observer(_prefix.get() + name, x)
+
+
+@contextmanager
+def observing(observer: Observer) -> Iterator[None]:
+    """Call `observer(name, array)` at every observation point reached inside the block."""
+    token = _observer.set(observer)
+    try:
+        yield
+    finally:
+        _observer.reset(token)
+
+
+@contextmanager
+def scope(label: str) -> Iterator[None]:
+    token = _prefix.set(f"{_prefix.get()}{label}: ")
+    try:
+        yield
+    finally:
+        _prefix.reset(token)
 
 
 @dataclass(frozen=True)
@@ -24,41 +57,18 @@ class ShapeStep:
 
 @dataclass
 class Recorder:
+    """An observer that keeps each step's shape, tagged with the part of the model set at the time."""
+
     steps: list[ShapeStep] = field(default_factory=list)
     part: str = "input"
-    prefix: str = ""
 
-
-_active: ContextVar[Recorder | None] = ContextVar("studytool_engine_recorder", default=None)
+    def __call__(self, name: str, x: Any) -> None:
+        self.steps.append(ShapeStep(name, tuple(int(n) for n in x.shape), self.part))
 
 
 @contextmanager
 def recording() -> Iterator[Recorder]:
-    """Collect every `record(...)` call made inside the block."""
+    """Record the shape of every observation point reached inside the block."""
     recorder = Recorder()
-    token = _active.set(recorder)
-    try:
+    with observing(recorder):
         yield recorder
-    finally:
-        _active.reset(token)
-
-
-def record(name: str, x: Any) -> None:
-    recorder = _active.get()
-    if recorder is not None:
-        recorder.steps.append(ShapeStep(recorder.prefix + name, tuple(int(n) for n in x.shape), recorder.part))
-
-
-@contextmanager
-def scope(label: str) -> Iterator[None]:
-    """Prefix the names recorded inside the block with `label` (e.g. "cross-attention")."""
-    recorder = _active.get()
-    if recorder is None:
-        yield
-        return
-    outer = recorder.prefix
-    recorder.prefix = f"{outer}{label}: "
-    try:
-        yield
-    finally:
-        recorder.prefix = outer

@@ -150,3 +150,47 @@ def test_meta_device_builds_shapes_without_data():
     model = Transformer(4096, 32, 1, 1, 16384, device="meta")
     weight = model.state_dict()["encoder.layers.0.self_attn.in_proj_weight"]
     assert isinstance(weight, MetaArray) and weight.shape == (3 * 4096, 4096)
+
+
+def test_a_config_says_the_settings_once_and_keywords_still_work():
+    from studytool.engine import ModuleConfig
+
+    config = ModuleConfig(norm_first=True, eps=1e-6, bias=False, seed=5, dtype=np.float32)
+    by_config = EncoderLayer(8, 2, 16, config=config)
+    by_keywords = EncoderLayer(8, 2, 16, norm_first=True, eps=1e-6, bias=False, seed=5, dtype=np.float32)
+    a, b = by_config.state_dict(), by_keywords.state_dict()
+    assert list(a) == list(b) and "norm1.bias" not in a
+    assert all(np.array_equal(a[k], b[k]) and a[k].dtype == np.float32 for k in a)
+    x = np.random.default_rng(0).normal(size=(2, 3, 8))
+    np.testing.assert_array_equal(by_config(x), by_keywords(x))
+    overridden = EncoderLayer(8, 2, 16, config=config, bias=True)  # a keyword overrides the config
+    assert "norm1.bias" in overridden.state_dict() and overridden.norm_first
+
+
+def test_config_settings_are_checked():
+    from studytool.engine import ModuleConfig
+
+    with pytest.raises(ValueError, match="device"):
+        ModuleConfig(device="cuda")
+    with pytest.raises(ValueError, match="floating"):
+        ModuleConfig(dtype=np.int32)
+    with pytest.raises(TypeError):
+        EncoderLayer(8, 2, 16, norm_frist=True)  # a misspelt setting is not silently ignored
+
+
+def test_an_observer_sees_the_named_points_and_the_maths_does_not_know_it():
+    import ast
+    from pathlib import Path
+
+    import studytool.engine.functional as functional
+    from studytool.engine.tracing import observing
+
+    seen = []
+    x = np.random.default_rng(0).normal(size=(1, 3, 8))
+    with observing(lambda name, array: seen.append((name, array.shape))):
+        EncoderLayer(8, 2, 16)(x)
+    assert seen[0] == ("self-attention: Q projection", (1, 3, 8))
+    assert ("FFN: ReLU", (1, 3, 16)) in seen and seen[-1] == ("FFN: add & norm", (1, 3, 8))
+    tree = ast.parse(Path(functional.__file__).read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "tracing" not in imported  # functional.py is maths only
