@@ -25,7 +25,7 @@ from .functional import (
     silu,
     softmax,
 )
-from .decoding import KVCache, LayerCache, kv_cache_bytes
+from .decoding import KVCache, LayerCache, MemoryCache, kv_cache_bytes
 from .meta import MetaArray
 from .modules import Embedding, FeedForward, LayerNorm, Linear, Module
 from .modern import RMSNorm, SwiGLUFeedForward
@@ -46,6 +46,7 @@ __all__ = [
     "LayerCache",
     "LayerNorm",
     "Linear",
+    "MemoryCache",
     "MetaArray",
     "Module",
     "ModuleConfig",

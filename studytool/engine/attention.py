@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .config import ModuleConfig, configure, constant, uniform
-from .decoding import LayerCache
+from .decoding import LayerCache, MemoryCache
 from .functional import Array, _softmax_in_place, attention_scores, linear
 from .meta import MetaArray
 from .modules import Linear, Module
@@ -92,26 +92,33 @@ class MultiHeadAttention(Module):
         observe(f"transpose heads {name}", x)
         return x
 
+    def _heads(self, query: Array, key: Array, value: Array, queries_only: bool) -> list[Array | None]:
+        """[Q, K, V] projected and split into heads, (B, L, d) -> (B, H, L, d_k); K, V None if `queries_only`."""
+        projected = (linear(query, *self._rows(0, 1)),) if queries_only else self._project(query, key, value)
+        for name, x in zip("QKV", projected):
+            observe(f"{name} projection", x)
+        heads = [self._split_heads(x, name) for name, x in zip("QKV", projected)]
+        return heads + [None] * (3 - len(heads))
+
     def __call__(
-        self, query: Array, key: Array, value: Array,
-        key_padding_mask: Array | None = None, attn_mask: Array | None = None, *, cache: LayerCache | None = None,
+        self, query: Array, key: Array, value: Array, key_padding_mask: Array | None = None,
+        attn_mask: Array | None = None, *, cache: LayerCache | MemoryCache | None = None,
     ) -> tuple[Array, Array]:
         """(out (B, Lq, d), per-head weights (B, H, Lq, Lk)); masks are bool, True = blocked.
 
-        With a `cache` (causal self-attention of new tokens: query is key is value, no masks) the new
-        keys and values join the cached ones and the weights span every cached key.
+        `cache` (decoding.py): a LayerCache for causal self-attention of new tokens (query is key is
+        value, no masks: the new keys and values join the cached ones); a MemoryCache for
+        cross-attention (the memory's keys and values are projected at the first call, reused after).
         """
-        if cache is not None and not (query is key is value and key_padding_mask is None and attn_mask is None):
+        if isinstance(cache, LayerCache) and not (query is key is value and key_padding_mask is None
+                                                  and attn_mask is None):
             raise ValueError("a KV cache is for causal self-attention: pass query is key is value and no masks")
         query, key, value = self._cast_inputs(query, key, value)
         batch, length_q, d = query.shape
-        projected = self._project(query, key, value)
-        for name, x in zip("QKV", projected):
-            observe(f"{name} projection", x)
-        q, k, v = (self._split_heads(x, name) for name, x in zip("QKV", projected))  # (B, L, d) -> (B, H, L, d_k)
+        q, k, v = self._heads(query, key, value, queries_only=isinstance(cache, MemoryCache) and cache.filled)
         mask = _merge_masks(attn_mask, key_padding_mask, batch, self.n_heads)
         if cache is not None:
-            k, v, mask = cache.extend(k, v)  # (B, H, L_past + Lq, d_k): every key so far
+            k, v, mask = cache.update(k, v, mask)  # (B, H, Lk, d_k): every key so far, or the memory's
         scores = attention_scores(q, k, mask)  # (B, H, Lq, Lk)
         observe("attention scores Q·K^T/sqrt(d_k)", scores)
         weights = _softmax_in_place(scores, axis=-1)  # (B, H, Lq, Lk), over the keys

@@ -3,7 +3,9 @@
 Without a cache, generating token t recomputes the keys and values of all t previous tokens
 (and needs the causal mask over them); with it, one new query attends to the stored keys
 and needs no mask at all. A decoder-only model (GPT) is an `Encoder` stack run with a
-causal mask; `Encoder(x_new, cache=cache)` decodes it token by token.
+causal mask; `Encoder(x_new, cache=cache)` decodes it token by token, and
+`Decoder(y_new, memory, cache=cache)` does the same for an encoder-decoder, with the
+cross-attention keys and values of the memory projected once.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ class LayerCache:
     def length(self) -> int:
         return 0 if self.keys is None else self.keys.shape[-2]
 
-    def extend(self, k: Array, v: Array) -> tuple[Array, Array, Array | None]:
+    def update(self, k: Array, v: Array, mask: None = None) -> tuple[Array, Array, Array | None]:
         """Store the new tokens' k, v (B, H, T, d_k); return all keys, all values and the new queries' mask.
 
         New query i sits at position past + i and may see keys 0 .. past + i (mask True = blocked);
@@ -43,11 +45,37 @@ class LayerCache:
         return self.keys, self.values, mask
 
 
+class MemoryCache:
+    """One cross-attention layer's keys and values of the encoder memory, each (B, H, L_src, d_k).
+
+    The memory does not change while the decoder generates, so its keys and values are projected
+    at the first step and reused by every later one.
+    """
+
+    def __init__(self) -> None:
+        self.keys: Array | None = None
+        self.values: Array | None = None
+
+    @property
+    def filled(self) -> bool:
+        return self.keys is not None
+
+    def update(self, k: Array | None, v: Array | None, mask: Array | None) -> tuple[Array, Array, Array | None]:
+        """Keep k, v at the first call (later calls pass None); the memory's keys and values and `mask`."""
+        if self.keys is None:
+            self.keys, self.values = k.copy(), v.copy()
+        return self.keys, self.values, mask
+
+
 class KVCache:
-    """The caches of a stack of `num_layers` self-attention layers."""
+    """The caches of a stack of `num_layers` layers: self-attention (`layers`), cross-attention (`memory`).
+
+    An Encoder run as a decoder-only stack uses `layers` only; a Decoder uses both.
+    """
 
     def __init__(self, num_layers: int) -> None:
         self.layers = [LayerCache() for _ in range(num_layers)]
+        self.memory = [MemoryCache() for _ in range(num_layers)]
 
     @property
     def length(self) -> int:
@@ -56,7 +84,8 @@ class KVCache:
 
     @property
     def nbytes(self) -> int:
-        return sum(c.keys.nbytes + c.values.nbytes for c in self.layers if c.keys is not None)
+        caches = [*self.layers, *self.memory]
+        return sum(c.keys.nbytes + c.values.nbytes for c in caches if c.keys is not None)
 
 
 def kv_cache_bytes(num_layers: int, batch: int, length: int, d_model: int, bytes_per_value: int = 2) -> int:

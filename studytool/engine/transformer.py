@@ -11,7 +11,7 @@ from typing import Any
 
 from .attention import MultiHeadAttention
 from .config import ModuleConfig, configure
-from .decoding import KVCache, LayerCache
+from .decoding import KVCache, LayerCache, MemoryCache
 from .functional import Array
 from .modules import LayerNorm, Linear, Module, feed_forward
 from .tracing import observe, scope
@@ -78,15 +78,16 @@ class DecoderLayer(Module):
     def __call__(
         self, tgt: Array, memory: Array, tgt_mask: Array | None = None, memory_mask: Array | None = None,
         tgt_key_padding_mask: Array | None = None, memory_key_padding_mask: Array | None = None,
+        *, cache: LayerCache | None = None, memory_cache: MemoryCache | None = None,
     ) -> Array:
-        """tgt (B, L_tgt, d) and memory (B, L_src, d) -> (B, L_tgt, d)."""
+        """tgt (B, L_tgt, d) and memory (B, L_src, d) -> (B, L_tgt, d); caches: new tokens only (decoding.py)."""
         x, memory = self._cast(tgt), self._cast(memory)
 
         def masked_self_attention(y: Array) -> Array:
-            return self.self_attn(y, y, y, tgt_key_padding_mask, tgt_mask)[0]
+            return self.self_attn(y, y, y, tgt_key_padding_mask, tgt_mask, cache=cache)[0]
 
         def cross_attention(y: Array) -> Array:  # queries from the decoder, keys and values from memory
-            return self.multihead_attn(y, memory, memory, memory_key_padding_mask, memory_mask)[0]
+            return self.multihead_attn(y, memory, memory, memory_key_padding_mask, memory_mask, cache=memory_cache)[0]
 
         x = _sublayer("masked self-attention", x, masked_self_attention, self.norm1, self.norm_first)
         x = _sublayer("cross-attention", x, cross_attention, self.norm2, self.norm_first)
@@ -144,10 +145,14 @@ class Decoder(Module):
     def __call__(
         self, tgt: Array, memory: Array, tgt_mask: Array | None = None, memory_mask: Array | None = None,
         tgt_key_padding_mask: Array | None = None, memory_key_padding_mask: Array | None = None,
+        *, cache: KVCache | None = None,
     ) -> Array:
+        """With `cache` (a KVCache of len(layers)), tgt holds the new tokens only, decoded incrementally."""
         x, memory = self._cast(tgt), self._cast(memory)
-        for layer in self.layers:
-            x = layer(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask)
+        masks = (tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask)
+        caches = [(None, None)] * len(self.layers) if cache is None else zip(cache.layers, cache.memory, strict=True)
+        for layer, (layer_cache, memory_cache) in zip(self.layers, caches, strict=True):
+            x = layer(x, memory, *masks, cache=layer_cache, memory_cache=memory_cache)
         if self.norm is not None:
             x = self.norm(x)
             observe("final LayerNorm", x)

@@ -121,3 +121,31 @@ def test_a_cache_is_for_unmasked_self_attention_only():
         mha(x, y, y, cache=LayerCache())
     with pytest.raises(ValueError, match="KV cache"):
         mha(x, x, x, attn_mask=causal_mask(2), cache=LayerCache())
+
+
+def test_encoder_decoder_token_by_token_projects_the_memory_once():
+    from studytool.engine import Decoder
+    from studytool.engine.tracing import observing
+
+    layer = torch.nn.TransformerDecoderLayer(12, 4, 24, dropout=0.0, batch_first=True, dtype=torch.float64)
+    theirs = torch.nn.TransformerDecoder(layer, 2, norm=torch.nn.LayerNorm(12, dtype=torch.float64)).eval()
+    ours = Decoder(12, 4, 24, num_layers=2)
+    ours.load_state_dict(weights_of(theirs))
+    rng = np.random.default_rng(4)
+    tgt, memory = rng.standard_normal((2, 5, 12)), rng.standard_normal((2, 7, 12))
+    mem_kpm = np.array([[False] * 7, [False] * 4 + [True] * 3])  # the second source is padded
+    full = ours(tgt, memory, tgt_mask=causal_mask(5), memory_key_padding_mask=mem_kpm)
+    with torch.inference_mode():
+        ref = theirs(torch.from_numpy(tgt), torch.from_numpy(memory), tgt_mask=torch.from_numpy(causal_mask(5)),
+                     memory_key_padding_mask=torch.from_numpy(mem_kpm)).numpy()
+    cache, seen = KVCache(2), []
+    with observing(lambda name, array: seen.append(name)):
+        stepped = one_token_at_a_time(
+            lambda token, c: ours(token, memory, memory_key_padding_mask=mem_kpm, cache=c), tgt, cache
+        )
+    assert np.abs(full - ref).max() <= 1e-10
+    assert np.abs(stepped - full).max() <= TOL
+    assert np.abs(stepped - ref).max() <= TOL
+    assert seen.count("cross-attention: K projection") == 2  # once per layer, at the first step
+    assert seen.count("masked self-attention: K projection") == 2 * 5  # every layer, every step
+    assert cache.memory[0].keys.shape == (2, 4, 7, 3) and cache.length == 5

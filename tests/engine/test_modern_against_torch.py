@@ -80,7 +80,8 @@ class TorchSwiGLU(torch.nn.Module):
 def test_swiglu_feed_forward(dtype, bias):
     theirs = TorchSwiGLU(12, 32, bias, TORCH_DTYPE[dtype])
     ours = SwiGLUFeedForward(12, 32, bias=bias, dtype=dtype)
-    assert {k: v.shape for k, v in ours.state_dict().items()} == {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    shapes = {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    assert {k: v.shape for k, v in ours.state_dict().items()} == shapes
     ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
     x = randn(np.random.default_rng(3), 2, 5, 12, dtype=dtype)
     with torch.inference_mode():
@@ -91,7 +92,8 @@ def test_swiglu_feed_forward(dtype, bias):
 
 def test_swiglu_at_eight_thirds_d_keeps_the_relu_ffn_count():
     d = 768  # 8/3 * 768 = 2048 exactly
-    assert count_params("swiglu_ffn", d_model=d, d_ff=8 * d // 3, bias=False) == count_params("ffn", d_model=d, bias=False)
+    swiglu = count_params("swiglu_ffn", d_model=d, d_ff=8 * d // 3, bias=False)
+    assert swiglu == count_params("ffn", d_model=d, bias=False) == 2 * 768 * 3072
 
 
 def rope_reference(x, positions, base=10000.0):

@@ -95,7 +95,9 @@ def torch_seq2seq(vocab, d_model, n_heads, num_layers, d_ff, tied, bias=True):
 
     kw = dict(device="meta")
     model = torch.nn.Module()
-    model.transformer = torch.nn.Transformer(d_model, n_heads, num_layers, num_layers, d_ff, bias=bias, batch_first=True, **kw)
+    model.transformer = torch.nn.Transformer(
+        d_model, n_heads, num_layers, num_layers, d_ff, bias=bias, batch_first=True, **kw
+    )
     model.src_embed = torch.nn.Embedding(vocab, d_model, **kw)
     model.tgt_embed = model.src_embed if tied else torch.nn.Embedding(vocab, d_model, **kw)
     model.generator = torch.nn.Linear(d_model, vocab, bias=bias, **kw)
