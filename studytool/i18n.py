@@ -234,6 +234,53 @@ ZH: dict[str, str] = {
     "not enough reviews to optimize: {usable} usable of the {needed} FSRS needs"
     " (each is a review at least a day after the card's last one)":
         "复习记录不足，无法优化：可用 {usable} 条，FSRS 至少需要 {needed} 条（每条须是距该卡上次复习至少一天的复习）",
+    # cards, config and optimize on screen (cli/render/cards.py, cli/render/config.py)
+    "Mode": "方式",
+    "Rating": "评分",
+    "new": "新卡",
+    "learning": "学习中",
+    "review": "复习",
+    "relearning": "重学中",
+    "suspended": "已暂停",
+    "buried": "已搁置",
+    "leech": "难记卡",
+    "No cards match.": "没有符合条件的卡片。",
+    "Card": "卡片",
+    "State": "状态",
+    "Due": "到期",
+    "Flags": "标记",
+    "Stability": "稳定性",
+    "Difficulty": "难度",
+    "Retrievability now": "当前可提取性",
+    "Reps": "复习次数",
+    "Lapses": "遗忘次数",
+    "No answers yet.": "还没有回答记录。",
+    "Answers": "回答记录",
+    "days": "天",
+    "Suspended {n} card(s): {cards}.": "已暂停 {n} 张卡片：{cards}。",
+    "Unsuspended {n} card(s): {cards}.": "已恢复 {n} 张卡片：{cards}。",
+    "Buried {n} card(s) until {until}: {cards}.": "已搁置 {n} 张卡片，直到 {until}：{cards}。",
+    "Reset {n} card(s) to new (their history stays): {cards}.": "已将 {n} 张卡片重置为新卡（历史记录保留）：{cards}。",
+    "Setting": "设置项",
+    "Value": "值",
+    "From": "来源",
+    "What it does": "作用",
+    "default": "默认",
+    "set": "已设置",
+    "set for {deck}": "为 {deck} 设置",
+    "--reset takes a KEY and no VALUE": "--reset 需要一个 KEY，且不带 VALUE",
+    "Fitted FSRS to {reviews} reviews ({items} training items).": "已用 {reviews} 次复习拟合 FSRS（{items} 个训练样本）。",
+    "Under 64 items the optimizer fits only the four initial stabilities (w0-w3).":
+        "样本不足 64 个时，优化器只拟合四个初始稳定性（w0-w3）。",
+    "Log loss: {default:.4f} with the default parameters, {optimized:.4f} fitted "
+    "(RMSE {rmse_default:.1%} -> {rmse_optimized:.1%}).":
+        "对数损失：默认参数 {default:.4f}，拟合后 {optimized:.4f}（RMSE {rmse_default:.1%} -> {rmse_optimized:.1%}）。",
+    "Parameters: {parameters}": "参数：{parameters}",
+    "Not stored (--dry-run).": "未保存（--dry-run）。",
+    "Stored as config parameters: reviews are scheduled with them from now on.":
+        "已保存为 config parameters：今后的复习按这些参数安排。",
+    "Not stored: the parameters in use ({current:.4f}) predict your reviews as well or better.":
+        "未保存：正在使用的参数（{current:.4f}）对你的复习预测得同样好或更好。",
     # study: quiz, review, stats
     "Again": "重来",
     "Due today": "今日到期",

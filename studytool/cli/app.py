@@ -14,6 +14,7 @@ import typer
 
 from studytool import __version__
 from studytool.cli.commands import calc, decks, explain, export, study, worksheet
+from studytool.cli.commands import cards, config
 from studytool.cli.commands import backup
 from studytool.cli.style import Group
 from studytool.config import Settings
@@ -36,6 +37,9 @@ app.command("quiz")(study.quiz_command)
 app.command("review")(study.review_command)
 app.command("stats")(study.stats_command)
 app.command("worksheet")(worksheet.worksheet_command)
+app.add_typer(cards.app, name="cards")
+app.command("config")(config.config_command)
+app.command("optimize")(config.optimize_command)
 app.add_typer(backup.app, name="backup")
 
 

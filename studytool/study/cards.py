@@ -17,12 +17,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studytool.decks.model import Card, Deck
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 from studytool.study.store import Schedule, Store, format_time, parse_time
+
+if TYPE_CHECKING:
+    from studytool.study.scheduler import Scheduler
 
 STATES = ("new", "learning", "review", "relearning")   # the FSRS states, and new: no schedule yet
 FILTERS = (*STATES, "due", "suspended", "buried", "leech")
@@ -196,18 +199,8 @@ def _counts(store: Store, key: str) -> tuple[int, int]:
     return row[0], row[1]
 
 
-def retrievability(schedule: Schedule | None, parameters: Sequence[float], elapsed_days: int) -> float | None:
-    """FSRS-6's forgetting curve R = (1 + f·t/S)^-w20, f = 0.9^(-1/w20) - 1, at `elapsed_days` since the last review."""
-    if schedule is None or schedule.stability is None:
-        return None
-    decay = -parameters[20]
-    factor = 0.9 ** (1 / decay) - 1
-    return (1 + factor * elapsed_days / schedule.stability) ** decay
-
-
-def show(store: Store, card: Card, *, now: datetime, end_of_today: datetime, parameters: Sequence[float],
-         elapsed_days: int | None) -> Shown:
-    """One card with its memory state now and its whole history (`elapsed_days`: since its last review)."""
+def show(store: Store, card: Card, *, now: datetime, scheduler: Scheduler) -> Shown:
+    """One card with its chance of recall now (as `scheduler` counts elapsed days) and its whole history."""
     listed = Listed(card, store.schedule(card.key), flags(store, card.key), now)
     rows = store.con.execute(
         "SELECT time, mode, rating, correct, answer, duration_ms FROM reviews WHERE card = ? ORDER BY time, id",
@@ -215,7 +208,7 @@ def show(store: Store, card: Card, *, now: datetime, end_of_today: datetime, par
     reviews = tuple(Logged(parse_time(r["time"]), r["mode"], r["rating"], bool(r["correct"]), r["answer"],
                            r["duration_ms"]) for r in rows)
     reps, lapses = _counts(store, card.key)
-    recall = retrievability(listed.schedule, parameters, elapsed_days) if elapsed_days is not None else None
+    recall = scheduler.retrievability(listed.schedule, now) if listed.schedule else None
     return Shown(listed, recall, reps, lapses, reviews)
 
 

@@ -1,0 +1,129 @@
+"""`studytool cards`: browse and search cards, one card's history; suspend, unsuspend, bury, forget."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Optional
+
+import typer
+
+from studytool.cli.options import Decks, Json, Topic
+from studytool.cli.style import Group
+
+app = typer.Typer(cls=Group, help="Browse cards and their history; suspend, bury or forget them.",
+                  no_args_is_help=True)
+
+Refs = Annotated[list[str], typer.Argument(metavar="DECK/ID...", help="Cards, as 'cards list' names them.")]
+
+
+@contextmanager
+def _opened(ctx: typer.Context, *, write: bool) -> Iterator[tuple]:
+    """(store, decks, now, days); a read-only command creates no database, as `stats` does."""
+    from studytool.config import now
+    from studytool.decks.loader import load_decks
+    from studytool.study.queue import study_days
+    from studytool.study.rename import follow
+    from studytool.study.store import open_store
+
+    ctx.obj.check_home()
+    decks = load_decks(ctx.obj)
+    with open_store(ctx.obj.db_path, create=write) as store:
+        follow(store, decks)   # progress under a renamed deck or card is found under its new id
+        yield store, decks, now(), study_days(store)
+
+
+@app.command("list")
+def cards_list(
+    ctx: typer.Context,
+    deck: Decks = [],
+    topic: Topic = None,
+    state: Optional[str] = typer.Option(
+        None, "--state", metavar="STATE",
+        help="new, learning, review, relearning, due (a review would ask it now), suspended, buried or leech."),
+    search: Optional[str] = typer.Option(None, "--search", metavar="TEXT",
+                                         help="Only cards whose id, topic, question or answer contains TEXT."),
+    as_json: Json = False,
+) -> None:
+    """The cards with their state, due time and memory (stability, difficulty), in deck order."""
+    from studytool.cli.render.cards import render_card_list
+    from studytool.cli.render.common import console, print_json
+    from studytool.study import cards
+
+    with _opened(ctx, write=False) as (store, decks, now, days):
+        found = cards.list_cards(store, decks, now=now, end_of_today=days.end_of(now), deck_ids=deck, topic=topic,
+                                 state=state, search=search)
+    if as_json:
+        print_json({"cards": [listed.to_json() for listed in found]})
+    else:
+        render_card_list(console(), found)
+
+
+@app.command("show")
+def cards_show(
+    ctx: typer.Context,
+    ref: str = typer.Argument(..., metavar="DECK/ID", help="A card, as 'cards list' names it."),
+    as_json: Json = False,
+) -> None:
+    """One card: state, stability, difficulty, retrievability now, due, reps, lapses, flags and every answer."""
+    from studytool.cli.render.cards import render_card
+    from studytool.cli.render.common import console, print_json
+    from studytool.study import cards
+    from studytool.study.queue import study_rules
+    from studytool.study.scheduler import Scheduler
+
+    with _opened(ctx, write=False) as (store, decks, now, _days):
+        card = cards.find(decks, ref)
+        shown = cards.show(store, card, now=now, scheduler=Scheduler(study_rules(store)(card.deck)))
+    if as_json:
+        print_json(shown.to_json())
+    else:
+        render_card(console(), shown)
+
+
+def _act(ctx: typer.Context, refs: list[str], action: str, as_json: bool) -> None:
+    """Apply one decision to every card named (all are checked first: an unknown one changes nothing)."""
+    from studytool.cli.render.cards import render_action
+    from studytool.cli.render.common import console, print_json
+    from studytool.study import cards
+
+    with _opened(ctx, write=True) as (store, decks, now, days):
+        keys = list(dict.fromkeys(cards.find(decks, ref).key for ref in refs))
+        until = days.end_of(now)
+        if action == "suspend":
+            cards.suspend(store, keys)
+        elif action == "unsuspend":
+            cards.unsuspend(store, keys)
+        elif action == "bury":
+            cards.bury(store, keys, until)
+        else:
+            cards.forget(store, keys, now)
+    document = {"action": action, "cards": keys, "until": until.isoformat() if action == "bury" else None}
+    if as_json:
+        print_json(document)
+    else:
+        render_action(console(), document)
+
+
+@app.command("suspend")
+def cards_suspend(ctx: typer.Context, refs: Refs, as_json: Json = False) -> None:
+    """Keep cards out of every review until 'cards unsuspend'."""
+    _act(ctx, refs, "suspend", as_json)
+
+
+@app.command("unsuspend")
+def cards_unsuspend(ctx: typer.Context, refs: Refs, as_json: Json = False) -> None:
+    """Let suspended cards (leeches too) back into reviews; a leech keeps its tag."""
+    _act(ctx, refs, "unsuspend", as_json)
+
+
+@app.command("bury")
+def cards_bury(ctx: typer.Context, refs: Refs, as_json: Json = False) -> None:
+    """Keep cards out of reviews until the next day starts (config day_start)."""
+    _act(ctx, refs, "bury", as_json)
+
+
+@app.command("forget")
+def cards_forget(ctx: typer.Context, refs: Refs, as_json: Json = False) -> None:
+    """Make cards new again; their history stays (and no longer trains 'optimize')."""
+    _act(ctx, refs, "forget", as_json)

@@ -1,0 +1,117 @@
+"""Rich rendering for `studytool cards`: the card list, one card's page, and what an action did."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from rich.cells import cell_len
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from studytool.cli.render.common import emit
+from studytool.cli.render.study import rating_word
+from studytool.i18n import _
+from studytool.study.cards import Listed, Shown
+from studytool.study.days import local_zone
+
+
+def _when(moment: datetime | None) -> str:
+    """Local wall-clock time, to the minute: what the learner's day is counted in."""
+    return moment.astimezone(local_zone()).strftime("%Y-%m-%d %H:%M") if moment else "—"
+
+
+def _number(value: float | None, digits: int = 2) -> str:
+    return f"{value:.{digits}f}" if value is not None else "—"
+
+
+def _state_word(state: str) -> str:
+    return {"new": _("new"), "learning": _("learning"), "review": _("review"), "relearning": _("relearning")}[state]
+
+
+def _flag_words(listed: Listed) -> str:
+    words = []
+    if listed.flags.suspended:
+        words.append(_("suspended"))
+    if listed.flags.buried(listed.now):
+        words.append(_("buried"))
+    if listed.flags.leech:
+        words.append(_("leech"))
+    return ", ".join(words)
+
+
+def render_card_list(console: Console, found: Sequence[Listed]) -> None:
+    """One line a card. Stability and difficulty only where they leave the question 24 cells (`cards show` and
+    --json always have them); the question is cut to what is left (rich would squeeze the other columns)."""
+    if not found:
+        console.print(_("No cards match."))
+        return
+    columns = [(_("Card"), [listed.card.key for listed in found]),
+               (_("State"), [_state_word(listed.state) for listed in found]),
+               (_("Due"), [_when(listed.schedule.due if listed.schedule else None) for listed in found]),
+               (_("Flags"), [_flag_words(listed) for listed in found])]
+    memory = [(_("Stability"), [_number(listed.schedule.stability if listed.schedule else None) for listed in found]),
+              (_("Difficulty"), [_number(listed.schedule.difficulty if listed.schedule else None) for listed in found])]
+    # a column costs its width, 2 cells of padding and 1 of rule; the table has no edges
+    width = lambda cols: sum(3 + max(cell_len(header), *map(cell_len, values)) for header, values in cols)
+    if console.width - width(columns + memory) >= 24:
+        columns[3:3] = memory
+    left = console.width - width(columns) - 1
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for header, _values in columns:
+        table.add_column(header, no_wrap=True)
+    if left >= 12:
+        table.add_column(_("Question"), no_wrap=True)
+    for index, listed in enumerate(found):
+        question = Text(" ".join(listed.card.question.split()))
+        question.truncate(left, overflow="ellipsis")
+        table.add_row(*(values[index] for _header, values in columns), *([question] if left >= 12 else []))
+    emit(console, table)
+    console.print(_("{n} cards").format(n=len(found)))
+
+
+def render_card(console: Console, shown: Shown) -> None:
+    listed, schedule = shown.listed, shown.listed.schedule
+    recall = f"{100 * shown.retrievability:.1f}%" if shown.retrievability is not None else "—"
+    facts = [
+        (_("Card"), escape(listed.card.key)),
+        (_("Topic"), escape(listed.card.topic)),
+        (_("Question"), escape(listed.card.question)),
+        (_("State"), _state_word(listed.state)),
+        (_("Due"), _when(schedule.due if schedule else None)),
+        (_("Stability"), _number(schedule.stability if schedule else None) + " " + _("days")),
+        (_("Difficulty"), _number(schedule.difficulty if schedule else None)),
+        (_("Retrievability now"), recall),
+        (_("Reps"), str(shown.reps)),
+        (_("Lapses"), str(shown.lapses)),
+        (_("Flags"), _flag_words(listed) or "—"),
+    ]
+    width = max(len(label) for label, _value in facts)
+    for label, value in facts:
+        console.print(f"[bold]{label.ljust(width)}[/]  {value}")
+    if not shown.reviews:
+        console.print(_("No answers yet."))
+        return
+    table = Table(title=_("Answers"))
+    for header in (_("Time"), _("Mode"), _("Rating"), _("Correct"), _("Answer")):
+        table.add_column(header)
+    for review in shown.reviews:
+        table.add_row(_when(review.time), review.mode, rating_word(review.rating),
+                      "✓" if review.correct else "✗", escape(review.answer))
+    emit(console, table)
+
+
+def render_action(console: Console, done: dict[str, Any]) -> None:
+    cards = ", ".join(done["cards"])
+    message = {
+        "suspend": _("Suspended {n} card(s): {cards}."),
+        "unsuspend": _("Unsuspended {n} card(s): {cards}."),
+        "bury": _("Buried {n} card(s) until {until}: {cards}."),
+        "forget": _("Reset {n} card(s) to new (their history stays): {cards}."),
+    }[done["action"]]
+    until = _when(datetime.fromisoformat(done["until"])) if done["until"] else ""
+    console.print(escape(message.format(n=len(done["cards"]), cards=cards, until=until)))
