@@ -152,6 +152,9 @@ ZH: dict[str, str] = {
     "One topic with what it needs and what builds on it: studytool explain TOPIC":
         "查看一个主题依赖什么、什么以它为基础：studytool explain TOPIC",
     "--graph draws every topic; drop TOPIC and --seed": "--graph 画出全部主题；请去掉 TOPIC 和 --seed",
+    "on or off": "on 或 off",
+    "A review also credits the cards of the topics it builds on (implicit review).":
+        "复习一张卡片时，也为它所依赖主题的卡片记一部分复习（隐式复习）。",
     # explain and calc
     "Idea": "要点",
     "Formulas": "公式",

@@ -31,6 +31,7 @@ from studytool.config import now as clock_now
 from studytool.decks.model import Card, Deck
 from studytool.i18n import _
 from studytool.problems.variant import Variant
+from studytool.study.implicit import ImplicitCredit, implicit_credit
 from studytool.study.queue import LEARN_AHEAD, SEED_RANGE, Showing, review_outlook, review_queue, study_days, study_rules
 from studytool.study.scheduler import LEARNING, RELEARNING, Rules, Scheduler, rating_for
 from studytool.study.store import Answer, Schedule, Store
@@ -76,6 +77,7 @@ class Session:
         rules: Callable[[str], Rules] | None = None,
         clock: Clock = clock_now,
         rng: random.Random | None = None,
+        implicit: ImplicitCredit | None = None,
     ):
         """`rules` (deck id -> its scheduling rules) makes answers move the schedule; without, they are only logged."""
         self.store = store
@@ -91,6 +93,8 @@ class Session:
         self.rng = rng or random.Random()
         self.done: list[tuple[Showing, Result | None]] = []  # each showing left behind: answered, or None if skipped
         self.returning: dict[int, Showing] = {}  # review id of an answer -> the learning step it put back
+        self.implicit = implicit   # the topic graph's credit to prerequisite cards (None: off, or a plain quiz)
+        self.credits: dict[int, list[int]] = {}  # review id of an answer -> its implicit credits' log rows
         self.on_screen: tuple[Card, Variant, Progress]  # the card being asked, to show again after :explain
 
     def run(self) -> Summary:
@@ -172,6 +176,8 @@ class Session:
             self._come_back(showing, moved[0].due, review_id)
         if moved:
             self._check_leech(card, review_id)
+        if moved and self.implicit is not None:
+            self.credits[review_id] = self.implicit.after(self.store, card, rating, answer.time, review_id)
 
     def _progress(self, showing: Showing) -> Progress:
         number = sum(not done.again for done, _result in self.done) + (not showing.again)
@@ -266,6 +272,8 @@ class Session:
         if result is None:
             self.view.show_notice(_("Took back the skip of {card}.").format(card=showing.card.key))
         else:
+            for credit in reversed(self.credits.pop(result.review_id, [])):
+                self.store.undo(credit)
             self.store.undo(result.review_id)
             if self.rules is not None:
                 from studytool.study import cards, settings
@@ -307,7 +315,9 @@ def quiz(
     posings = plan(decks, deck_ids=deck_ids, tags=tags, topic=topic, count=count, seed=seed)
     queue = [Showing(posing.card, posing.seed) for posing in posings]
     rules = study_rules(store) if reschedule else None
-    summary = Session(store, queue, mode="quiz", ask=ask, view=view, rules=rules, clock=clock).run()
+    implicit = implicit_credit(store, decks, rules) if rules else None
+    summary = Session(store, queue, mode="quiz", ask=ask, view=view, rules=rules, clock=clock,
+                      implicit=implicit).run()
     outlook = review_outlook(store, decks, deck_ids=deck_ids, now=clock(), days=study_days(store)) if reschedule else None
     return replace(summary, seed=posings.seed, outlook=outlook)
 
@@ -337,8 +347,9 @@ def review(
     queue = review_queue(store, decks, deck_ids=deck_ids, new_limit=new_limit, now=clock(), days=days, rng=rng)
     summary = Summary("review", (), 0, 0.0)
     if queue:
-        session = Session(store, queue, mode="review", ask=ask, view=view,
-                          rules=study_rules(store, retention=retention, fuzz=fuzz), clock=clock, rng=rng)
+        rules = study_rules(store, retention=retention, fuzz=fuzz)
+        session = Session(store, queue, mode="review", ask=ask, view=view, rules=rules, clock=clock, rng=rng,
+                          implicit=implicit_credit(store, decks, rules))
         summary = session.run()
     outlook = review_outlook(store, decks, deck_ids=deck_ids, new_limit=new_limit, now=clock(), days=days)
     return replace(summary, outlook=outlook)

@@ -45,6 +45,13 @@ def _retention(text: str) -> float:
     return value
 
 
+def _switch(text: str) -> bool:
+    word = text.strip().lower()
+    if word not in ("on", "off", "true", "false", "yes", "no", "1", "0"):
+        raise ValueError(_("on or off"))
+    return word in ("on", "true", "yes", "1")
+
+
 def parse_steps(text: str) -> tuple[timedelta, ...]:
     """Anki's step syntax: '1m 10m', '30s 1h 1d' (nothing: no steps)."""
     steps = []
@@ -120,6 +127,8 @@ KEYS: dict[str, Key] = {key.name: key for key in (
         lambda: _("Steps of a forgotten card before it is a review card again.")),
     Key("parameters", default_parameters, parse_parameters, format_parameters, True,
         lambda: _("The 21 FSRS weights (`studytool optimize` fits them to your reviews).")),
+    Key("implicit_credit", lambda: True, _switch, lambda on: "on" if on else "off", False,
+        lambda: _("A review also credits the cards of the topics it builds on (implicit review).")),
 )}
 
 

@@ -369,7 +369,7 @@ class Store:
             if row is None:
                 return
             con.execute("DELETE FROM reviews WHERE id = ?", (review_id,))
-            if row["mode"] != "review":
+            if row["mode"] not in ("review", "implicit"):   # the modes that move a schedule (implicit.py's credits)
                 return
             if row["prior"] is None:
                 con.execute("DELETE FROM cards WHERE key = ?", (row["card"],))

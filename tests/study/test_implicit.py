@@ -1,0 +1,147 @@
+"""Implicit review: an answer credits (or, missed, pulls forward) the cards of the topics its topic requires."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from study_fakes import Clock, Recorder, Script, number
+
+from studytool.decks.model import Deck
+from studytool.study import settings
+from studytool.study.days import Days
+from studytool.study.implicit import WEIGHT, credited
+from studytool.study.scheduler import REVIEW, Rules, Scheduler
+from studytool.study.session import review
+from studytool.study.store import Answer, Schedule
+
+UTC_DAYS = Days(4, timezone.utc)
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)     # a review at 09:00 UTC, day start 04:00
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")   # the study days of review() are local days: make local UTC
+
+
+def fsrs_good(stability: float, difficulty: float, last: datetime, now: datetime) -> float:
+    """The stability after a Good review, from py-fsrs itself (whole days apart, so 24-hour and Anki days agree)."""
+    import fsrs
+
+    card = fsrs.Card(state=fsrs.State.Review, stability=stability, difficulty=difficulty, last_review=last,
+                     due=last + timedelta(days=round(stability)))
+    return fsrs.Scheduler(enable_fuzzing=False).review_card(card, fsrs.Rating.Good, now)[0].stability
+
+
+def test_a_credit_moves_stability_three_tenths_of_the_way_to_a_good_review_and_due_with_it():
+    scheduler = Scheduler(Rules(fuzz=False, days=UTC_DAYS))
+    before = Schedule(REVIEW, None, 10.0, 5.0, UTC_DAYS.start_of(T0 + timedelta(days=10)), T0)
+    now = T0 + timedelta(days=6)
+    good = scheduler.answer(before, 3, now, key="d/sm", reps=1)
+    after = credited(before, good, scheduler)
+    s_good = fsrs_good(10.0, 5.0, T0, now)                           # 24.98
+    assert after.stability == pytest.approx(10.0 + 0.3 * (s_good - 10.0))  # 14.49
+    # at retention 0.9 FSRS's interval is the stability: due 14 days after the last review, not 10
+    assert after.due == UTC_DAYS.start_of(T0 + timedelta(days=14))
+    assert (after.difficulty, after.last_review, after.state) == (5.0, T0, REVIEW)   # P was not asked
+
+
+# attention requires softmax in the bundled topics.yaml; softmax requires nothing
+SOFTMAX, ATTENTION = number("sm", 4, "softmax"), number("at", 2, "attention")
+DECK = Deck(deck="d", title="d", source="", cards=(SOFTMAX, ATTENTION))
+
+
+def put(store, key, topic, stability, last, due):
+    """A review card last answered at `last` (Good), due on `due`'s day."""
+    store.record(Answer(card=key, topic=topic, mode="review", rating=3, correct=True, answer="x", seed=1, params={},
+                        duration_ms=1, time=last),
+                 lambda prior: Schedule(REVIEW, None, stability, 5.0, UTC_DAYS.start_of(due), last))
+
+
+def review_attention(store, typed: str, now: datetime):
+    settings.put(store, "relearning_steps", "")
+    return review(store, [DECK], ask=Script([typed]), view=Recorder(), clock=Clock(now), fuzz=False,
+                  rng=random.Random(0))
+
+
+def setup(store, now):
+    put(store, "d/sm", "softmax", 10.0, now - timedelta(days=6), now + timedelta(days=4))   # due in 4 days
+    put(store, "d/at", "attention", 3.0, now - timedelta(days=3), now)                     # due today
+
+
+def implicit_rows(store):
+    return store.con.execute("SELECT card, rating, correct, params FROM reviews WHERE mode = 'implicit'").fetchall()
+
+
+def test_a_right_answer_credits_the_prerequisite_card_and_logs_it_as_implicit(store):
+    now = T0 + timedelta(days=20)
+    setup(store, now)
+    review_attention(store, "2", now)
+    softmax = store.schedule("d/sm")
+    assert softmax.stability == pytest.approx(10.0 + WEIGHT * (fsrs_good(10.0, 5.0, now - timedelta(days=6), now) - 10))
+    assert softmax.due > UTC_DAYS.start_of(now + timedelta(days=4))
+    assert softmax.last_review == now - timedelta(days=6)
+    [(card, rating, correct, params)] = implicit_rows(store)
+    assert (card, rating, correct) == ("d/sm", 3, 1)
+    assert json.loads(params)["from"] == "d/at" and json.loads(params)["weight"] == 0.3
+    assert store.reps("d/sm") == 1   # a credit is no review: reps, lapses, limits and the optimizer skip it
+
+
+def test_the_explicit_review_stays_pure_fsrs_with_the_credit_on_or_off(store, tmp_path):
+    from studytool.study.store import open_store
+
+    now = T0 + timedelta(days=20)
+    setup(store, now)
+    review_attention(store, "2", now)
+    with open_store(tmp_path / "off.db") as off:
+        settings.put(off, "implicit_credit", "off")
+        setup(off, now)
+        review_attention(off, "2", now)
+        assert off.schedule("d/at") == store.schedule("d/at")
+        assert off.schedule("d/sm").stability == 10.0 and implicit_rows(off) == []
+
+
+def test_a_wrong_answer_pulls_the_prerequisite_due_to_tomorrow_and_leaves_its_memory(store):
+    now = T0 + timedelta(days=20)
+    setup(store, now)
+    review_attention(store, "9", now)
+    softmax = store.schedule("d/sm")
+    assert softmax.due == UTC_DAYS.start_of(now + timedelta(days=1))   # tomorrow's review asks it
+    assert (softmax.stability, softmax.difficulty) == (10.0, 5.0)
+    assert [(card, rating, correct) for card, rating, correct, _p in implicit_rows(store)] == [("d/sm", 1, 0)]
+
+
+def test_no_credit_for_a_prerequisite_due_today_or_reviewed_today_and_at_most_one_a_day(store):
+    now = T0 + timedelta(days=20)
+    put(store, "d/sm", "softmax", 10.0, now - timedelta(days=6), now)       # due today: FSRS asks it today
+    put(store, "d/at", "attention", 3.0, now - timedelta(days=3), now)
+    review(store, [DECK], ask=Script(["4", "2"]), view=Recorder(), clock=Clock(now), fuzz=False,
+           rng=random.Random(0))
+    assert implicit_rows(store) == []
+    second = number("at2", 2, "attention")
+    deck = Deck(deck="d", title="d", source="", cards=(SOFTMAX, ATTENTION, second))
+    later = now + timedelta(days=2)   # softmax reviewed two days ago, not due; both attention cards due
+    put(store, "d/at", "attention", 3.0, later - timedelta(days=3), later)
+    put(store, "d/at2", "attention", 3.0, later - timedelta(days=3), later)
+    review(store, [deck], ask=Script(["2", "2"]), view=Recorder(), clock=Clock(later), fuzz=False,
+           rng=random.Random(0))
+    assert [card for card, *_rest in implicit_rows(store)] == ["d/sm"]   # credited once that day
+
+
+def test_undo_takes_the_credit_back_with_the_answer(store):
+    from studytool.study.implicit import ImplicitCredit
+    from studytool.study.queue import Showing
+    from studytool.study.session import Session
+
+    now = T0 + timedelta(days=20)
+    setup(store, now)
+    before = store.schedule("d/sm")
+    rules = lambda deck: Rules(fuzz=False, days=UTC_DAYS)  # noqa: E731
+    queue = [Showing(ATTENTION, 1), Showing(number("other", 7, "ffn"), 2)]
+    session = Session(store, queue, mode="review", ask=Script(["2", ":undo"]), view=Recorder(), rules=rules,
+                      clock=Clock(now), implicit=ImplicitCredit([DECK], rules))
+    session.run()
+    assert store.schedule("d/sm") == before and implicit_rows(store) == []
+
