@@ -20,12 +20,12 @@ from .transformer import Transformer
 _REAL_LIMIT = 2_000_000
 
 
-def _embed(embedding: Embedding, ids: Array, label: str, device: str) -> Array:
+def _embed(embedding: Embedding, ids: Array, label: str) -> Array:
     observe(f"{label} token ids", ids)
     x = embedding(ids)  # (B, L) -> (B, L, d)
     observe(f"{label} embedding", x)
     length, d_model = x.shape[-2:]
-    x = x + positional_encoding(length, d_model, x.dtype, like=ids if device == "meta" else None)
+    x = x + positional_encoding(length, d_model, x.dtype, like=ids)  # an ndarray, or shape-only like the ids
     observe(f"{label} + positional encoding", x)
     return x
 
@@ -68,12 +68,12 @@ def trace_shapes(
     generator = Linear(d_model, vocab, config=config)
 
     with recording() as recorder:
-        src = _embed(src_embedding, _token_ids(rng, batch, src_len, vocab, device), "source", device)
-        tgt = _embed(tgt_embedding, _token_ids(rng, batch, tgt_len, vocab, device), "target (shifted right)", device)
+        src = _embed(src_embedding, _token_ids(rng, batch, src_len, vocab, device), "source")
+        tgt = _embed(tgt_embedding, _token_ids(rng, batch, tgt_len, vocab, device), "target (shifted right)")
         recorder.part = "encoder"
         memory = model.encoder(src)
         recorder.part = "decoder"
-        mask = causal_mask(tgt_len, like=src if device == "meta" else None)  # (L_tgt, L_tgt)
+        mask = causal_mask(tgt_len, like=src)  # (L_tgt, L_tgt)
         out = model.decoder(tgt, memory, tgt_mask=mask)
         recorder.part = "output"
         logits = generator(out)  # (B, L_tgt, d) -> (B, L_tgt, V)
