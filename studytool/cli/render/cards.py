@@ -71,7 +71,7 @@ def render_card_list(console: Console, found: Sequence[Listed]) -> None:
         question.truncate(left, overflow="ellipsis")
         table.add_row(*(values[index] for _header, values in columns), *([question] if left >= 12 else []))
     emit(console, table)
-    console.print(_("{n} cards").format(n=len(found)))
+    console.print((_("{n} card") if len(found) == 1 else _("{n} cards")).format(n=len(found)))
 
 
 def render_card(console: Console, shown: Shown) -> None:
@@ -83,16 +83,16 @@ def render_card(console: Console, shown: Shown) -> None:
         (_("Question"), escape(listed.card.question)),
         (_("State"), _state_word(listed.state)),
         (_("Due"), _when(schedule.due if schedule else None)),
-        (_("Stability"), _number(schedule.stability if schedule else None) + " " + _("days")),
+        (_("Stability"), f"{schedule.stability:.2f} " + _("days") if schedule and schedule.stability else "—"),
         (_("Difficulty"), _number(schedule.difficulty if schedule else None)),
         (_("Retrievability now"), recall),
         (_("Reps"), str(shown.reps)),
         (_("Lapses"), str(shown.lapses)),
         (_("Flags"), _flag_words(listed) or "—"),
     ]
-    width = max(len(label) for label, _value in facts)
+    width = max(cell_len(label) for label, _value in facts)   # Chinese labels are two cells a character
     for label, value in facts:
-        console.print(f"[bold]{label.ljust(width)}[/]  {value}")
+        console.print(f"[bold]{label}[/]{' ' * (width - cell_len(label))}  {value}")
     if not shown.reviews:
         console.print(_("No answers yet."))
         return
