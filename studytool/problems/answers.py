@@ -103,6 +103,14 @@ def _matches(kind: str, given: Any, expected: Any, tolerance: Tolerance | None) 
     return len(a) == len(b) and all(_close(x, y, tolerance) for x, y in zip(a, b))
 
 
+def matches(variant: Variant, value: Any) -> bool:
+    """`value` (e.g. a known wrong method's answer) would be graded right for `variant`."""
+    try:
+        return _matches(variant.kind, value, variant.answer, _hint_tolerance(variant, value))
+    except (TypeError, ValueError):
+        return False  # a value of another form never matches
+
+
 def grade(variant: Variant, text: str) -> Grade:
     """Grade typed text; `AnswerFormatError` if unreadable, `ValueError` for recall variants."""
     if variant.kind == "recall":

@@ -62,10 +62,12 @@ def _tiny_inputs(rng: np.random.Generator, len_q, len_k, d_k) -> tuple[np.ndarra
     for _ in range(TRIES):
         q = rng.integers(-2, 3, size=(len_q, d_k))
         k = rng.integers(-2, 3, size=(len_k, d_k))
+        v = rng.integers(0, 5, size=(len_k, 2))
         scores = q @ k.T  # (Lq, d_k) @ (d_k, Lk) -> (Lq, Lk)
-        if all(len(set(row)) == len_k for row in scores):
+        # distinct V rows: with equal rows the output is that row whatever Q and K are
+        if all(len(set(row)) == len_k for row in scores) and len({tuple(r) for r in v}) == len_k:
             break
-    return q, k, rng.integers(0, 5, size=(len_k, 2))
+    return q, k, v
 
 
 def _shaped(a: np.ndarray) -> tuple[str, tuple]:
@@ -73,15 +75,19 @@ def _shaped(a: np.ndarray) -> tuple[str, tuple]:
     return ("vector", floats(a[0])) if a.shape[0] == 1 else ("matrix", rows(a))
 
 
+# head widths: perfect squares (√d_k exact) and others, so d_k and √d_k take a dozen values
+_HEAD_WIDTHS = (16, 24, 32, 36, 48, 64, 80, 96, 100, 128, 144, 256)
+
+
 def _draw_heads(rng: np.random.Generator, d_model, n_heads) -> tuple[int, int]:
     if d_model is not None and n_heads is not None:
         return d_model, n_heads
     if n_heads is not None:
-        return n_heads * pick(rng, (16, 36, 64, 100, 144)), n_heads
+        return n_heads * pick(rng, _HEAD_WIDTHS), n_heads
     if d_model is not None:
         return d_model, pick(rng, [h for h in (2, 4, 6, 8, 12, 16) if d_model % h == 0] or [1])
     n_heads = pick(rng, (2, 4, 6, 8, 12, 16))
-    return n_heads * pick(rng, (16, 36, 64, 100, 144)), n_heads
+    return n_heads * pick(rng, _HEAD_WIDTHS), n_heads
 
 
 def attention_scores(rng: np.random.Generator, *, q, k, v, len_q, len_k, d_k, d_model, n_heads, ask) -> Variant:

@@ -28,20 +28,29 @@ def distinct_ints(rng: np.random.Generator, n: int, lo: int, hi: int) -> list[in
     return [int(v) + lo for v in rng.permutation(hi - lo + 1)[:n]]
 
 
+# Worked solutions show intermediates to 6 decimals (round only the final answer, to 4): an answer
+# computed from the shown numbers and rounded once is always within the ±1e-4 the grader allows.
+STEP_DECIMALS = 6
+
+
+def _decimal(x: float) -> str:
+    text = f"{float(x):.{STEP_DECIMALS}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 def num(x: float) -> str:
-    """An integer as an integer, anything else to 4 decimals."""
+    """An integer as an integer, anything else to 6 decimals."""
     x = float(x)
     if abs(x - round(x)) < 1e-9:
         return str(int(round(x)))
-    text = f"{x:.4f}"
-    return "0.0000" if text == "-0.0000" else text
+    return _decimal(x)
 
 
 def vec(xs: Sequence[float]) -> str:
-    """All integers as integers; otherwise every entry to 4 decimals, so columns line up."""
+    """All integers as integers; otherwise every entry to 6 decimals, so columns line up."""
     if all(abs(float(x) - round(float(x))) < 1e-9 for x in xs):
         return "[" + ", ".join(num(x) for x in xs) + "]"
-    return "[" + ", ".join("0.0000" if f"{float(x):.4f}" == "-0.0000" else f"{float(x):.4f}" for x in xs) + "]"
+    return "[" + ", ".join(_decimal(x) for x in xs) + "]"
 
 
 def mat(rows: Sequence[Sequence[float]]) -> str:

@@ -14,12 +14,18 @@ _NOTES = "只数权重矩阵，不计偏置和 LayerNorm，即讲义的算法"
 _FULL = "偏置和 LayerNorm 的 γ、β 都算上，同 PyTorch 的 nn.TransformerEncoderLayer / DecoderLayer"
 
 
-def _sizes(rng: np.random.Generator, d_model, n_heads, d_ff, vocab, num_layers) -> tuple[int, int, int, int, int]:
-    widths = [w for w in (64, 128, 256, 512, 768, 1024) if n_heads is None or w % n_heads == 0]
+_WIDTHS = (64, 128, 192, 256, 320, 384, 512, 640, 768, 1024)
+_FFN_WIDTHS = (256, 512, 1024, 1536, 2048, 3072, 4096)   # ask=ffn_share: d_ff drawn apart from d, so the share varies
+
+
+def _sizes(rng: np.random.Generator, d_model, n_heads, d_ff, vocab, num_layers,
+           ask: str) -> tuple[int, int, int, int, int]:
+    widths = [w for w in _WIDTHS if n_heads is None or w % n_heads == 0]
     d = d_model if d_model is not None else pick(rng, widths or [64 * n_heads])
     heads = [h for h in (4, 8, 16) if d % h == 0] or [1]
     h = n_heads if n_heads is not None else pick(rng, heads)
-    d_ff = d_ff if d_ff is not None else 4 * d
+    if d_ff is None:
+        d_ff = pick(rng, _FFN_WIDTHS) if ask == "ffn_share" else 4 * d
     vocab = vocab if vocab is not None else pick(rng, (1000, 5000, 8000, 10000, 30000, 32000, 50000))
     layers = num_layers if num_layers is not None else int(rng.integers(2, 13))
     return d, h, d_ff, vocab, layers
@@ -33,7 +39,7 @@ def param_count(rng: np.random.Generator, *, d_model, n_heads, d_ff, vocab, num_
     num_layers=6 and convention=notes 18,874,368; embedding with vocab=30000 15,360,000.
     """
     ask = ask or pick(rng, ASKS)
-    d, h, d_ff, vocab, layers = _sizes(rng, d_model, n_heads, d_ff, vocab, num_layers)
+    d, h, d_ff, vocab, layers = _sizes(rng, d_model, n_heads, d_ff, vocab, num_layers, ask)
     count = lambda part, **kw: engine.count_params(part, d_model=d, n_heads=h, d_ff=d_ff, **kw)  # noqa: E731
     mha, mha_b = count("mha", bias=False), count("mha")
     ffn, ffn_b = count("ffn", bias=False), count("ffn")

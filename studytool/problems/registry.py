@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from studytool.problems.variant import Variant
@@ -45,6 +45,12 @@ class Generator:
     example_params: Mapping[str, Any]
     draw_path: str  # "module:function"; the function takes (rng, **all params) -> Variant
     constraints: tuple[Callable[[Mapping[str, Any]], "str | None"], ...] = ()
+    # sub-questions whose answers are few by nature (ask -> why): a card pinned to one may repeat answers
+    small: Mapping[str, str] = field(default_factory=dict)
+
+    def small_answer_space(self, params: Mapping[str, Any]) -> str | None:
+        """Why a card with these params has few distinct answers, or None when it should vary."""
+        return self.small.get(params.get("ask"))
 
     def validate(self, params: Mapping[str, Any]) -> list[str]:
         """One message per unknown name or bad value; empty means fine."""
@@ -71,14 +77,38 @@ class Generator:
         problems = self.validate(params)
         if problems:
             raise ValueError("; ".join(problems))
-        variant = _function(self.draw_path)(rng, **self.resolve(params))
-        return replace(variant, generator=self.name)
+        function, resolved = _function(self.draw_path), self.resolve(params)
+        variant = function(rng, **resolved)
+        for _ in range(TRIES):   # a draw where a known wrong method gives the right answer catches nothing: redraw
+            if not _caught_by_a_hint(variant):
+                break
+            again = function(rng, **resolved)
+            if (again.prompt, again.answer) == (variant.prompt, variant.answer):
+                break            # everything pinned: no other draw exists
+            variant = again
+        return replace(variant, generator=self.name, hints=_telling(variant))
 
     def example(self) -> Variant:
         """The notes' own numbers."""
         import numpy as np
 
         return self.draw(np.random.default_rng(0), **self.example_params)
+
+
+TRIES = 100   # redraws before a pinned card keeps a draw a wrong method also answers
+
+
+def _caught_by_a_hint(variant: Variant) -> bool:
+    from studytool.problems.answers import matches
+
+    return any(matches(variant, hint.answer) for hint in variant.hints)
+
+
+def _telling(variant: Variant) -> tuple:
+    """The hints that can fire: one whose wrong answer is also the right one is never shown."""
+    from studytool.problems.answers import matches
+
+    return tuple(hint for hint in variant.hints if not matches(variant, hint.answer))
 
 
 _loaded: dict[str, Callable[..., Variant]] = {}
@@ -230,8 +260,8 @@ def _step_in_target(p: Mapping[str, Any]) -> str | None:
 
 
 def _small_batch(p: Mapping[str, Any]) -> str | None:
-    if p.get("batch") and p.get("features") and p["batch"] * p["features"] > 6:
-        return "batch * features must be at most 6 (hand-computable)"
+    if p.get("batch") and p.get("features") and p["batch"] * p["features"] > 12:
+        return "batch * features must be at most 12 (hand-computable)"
     return None
 
 
@@ -293,7 +323,7 @@ _GENERATORS: tuple[Generator, ...] = (
             Param("high", "largest drawn value", 9, int_in(-99, 99)),
             Param("scale", "invariance: the input is multiplied by this (default: drawn from 2..5)", None,
                   int_in(1, 100)),
-            Param("shift", "invariance: then this is added (default: drawn from -5..5)", None, int_in(-100, 100)),
+            Param("shift", "invariance: then this is added (default: drawn from -5..5, not 0)", None, int_in(-100, 100)),
             _ask("mean", "sigma", "output", "invariance"),
         ),
         {"x": [1, 2, 3, 4], "ask": "output"},
@@ -306,15 +336,16 @@ _GENERATORS: tuple[Generator, ...] = (
         _params(
             Param("x", "the batch, rows = samples, pinned (default: drawn)", None,
                   matrix(4, 4, min_rows=2, min_cols=2, spread=True)),
-            Param("batch", "number of samples (default: drawn from 2..3)", None, int_in(2, 3)),
-            Param("features", "number of features per sample (default: drawn from 2..3)", None, int_in(2, 3)),
+            Param("batch", "number of samples (default: drawn from 3..4)", None, int_in(2, 4)),
+            Param("features", "number of features per sample (default: 3)", None, int_in(2, 4)),
             Param("low", "smallest drawn value", 0, int_in(-99, 99)),
             Param("high", "largest drawn value", 15, int_in(-99, 99)),
             _ask("mean", "std", "output", "ln_output", "axis"),
         ),
         {"x": [[1, 10], [3, 14]], "ask": "output"},
         "studytool.problems.norms:batch_norm",
-        (_small_batch, _range_holds("batch", "x", 3)),
+        (_small_batch, _range_holds("batch", "x", 4)),
+        {"axis": "a choice among 4 fixed statements: the answer is one of 4 letters"},
     ),
     Generator(
         "positional_encoding",
@@ -377,13 +408,15 @@ _GENERATORS: tuple[Generator, ...] = (
         "causal_mask",
         "The n x n causal mask: its entries, how many are allowed/blocked, which positions step t sees.",
         _params(
-            Param("n", "sequence length (default: drawn from 3..6)", None, int_in(2, 12)),
+            Param("n", "sequence length (default: drawn from 3..6 for the matrix and a row, 3..14 for counts)", None,
+                  int_in(2, 14)),
             Param("t", "step for ask=visible (default: drawn below n)", None, int_in(0, 11)),
             _ask("matrix", "allowed", "blocked", "visible"),
         ),
         {"n": 4, "ask": "matrix"},
         "studytool.problems.masks:causal_mask",
         (_index_below("t", "n"),),
+        {"matrix": "one lower-triangular matrix per hand-writable length n (3..6)"},
     ),
     Generator(
         "padding_mask",
@@ -411,6 +444,7 @@ _GENERATORS: tuple[Generator, ...] = (
         {"target": ["我", "爱", "AI"], "source": "I love AI", "ask": "decoder_input"},
         "studytool.problems.masks:teacher_forcing",
         (_step_in_target,),
+        {"predict": "the answer is the letter of one of the 4-8 shown tokens"},
     ),
     Generator(
         "cross_attention_shapes",
@@ -426,6 +460,7 @@ _GENERATORS: tuple[Generator, ...] = (
         {"batch": 32, "src_len": 10, "tgt_len": 4, "d_model": 512, "n_heads": 8, "ask": "source"},
         "studytool.problems.shapes:cross_attention_shapes",
         (_divisible, _src_tgt_distinct),
+        {"source": "a choice among 4 fixed statements: the answer is one of 4 letters"},
     ),
     Generator(
         "ffn_shapes",

@@ -204,7 +204,7 @@ def ffn_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, d_ff, ask) 
     """
     ask = ask or pick(rng, FFN_ASKS)
     for _ in range(TRIES):
-        d = d_model if d_model is not None else pick(rng, (64, 128, 256, 512, 768, 1024))
+        d = d_model if d_model is not None else pick(rng, (64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536))
         b = batch if batch is not None else int(rng.integers(2, 65))
         length = seq_len if seq_len is not None else int(rng.integers(3, 129))
         hidden = d_ff if d_ff is not None else 4 * d

@@ -7,11 +7,14 @@ it reads 自注意力：Q 拆头 like the rest of the solution.
 
 from __future__ import annotations
 
-from studytool.i18n import _
+from functools import cache
+
+from studytool.i18n import _, language
 
 
-def _words() -> dict[str, str]:
-    # built at call time: `_()` follows the language chosen when the solution is written
+@cache
+def _words(lang: str) -> dict[str, str]:
+    # one table per interface language: `_()` follows the language chosen when the solution is written
     return {
         "self-attention": _("self-attention"),
         "masked self-attention": _("masked self-attention"),
@@ -40,5 +43,5 @@ def _words() -> dict[str, str]:
 
 def step_name(name: str) -> str:
     """An engine step name ("cross-attention: K projection") in the interface language; unknown parts stay."""
-    words = _words()
+    words = _words(language())
     return _(": ").join(words.get(part, part) for part in name.split(": "))

@@ -46,7 +46,7 @@ def test_unknown_and_bad_params_each_get_a_message():
 @pytest.mark.parametrize(("name", "params", "fragment"), [
     ("multi_head_shapes", {"d_model": 100, "n_heads": 8}, "divisible"),
     ("cross_attention_shapes", {"src_len": 7, "tgt_len": 7}, "differ"),
-    ("batch_norm", {"batch": 3, "features": 3}, "at most 6"),
+    ("batch_norm", {"batch": 4, "features": 4}, "at most 12"),
     ("padding_mask", {"lengths": [3, 7], "max_len": 5}, "max_len"),
     ("teacher_forcing", {"target": ["我", "爱"], "t": 5}, "at most"),
     ("layer_norm", {"x": [1, 2, 3], "size": 4}, "size"),
