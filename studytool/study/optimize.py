@@ -12,6 +12,11 @@ silently returns its defaults; here that is refused in one line instead.
 Between 8 and 64 items it fits only the four initial stabilities, and the
 result says so. As in Anki, fitted weights that do not predict the log better
 than the ones in use are not stored.
+
+Checked against Anki 26.9's own "Optimize" (tests/study/anki_fit_oracle.py):
+the same items and the same log loss for any weights. Its optimizer is a
+newer fsrs-rs than the one fsrs-rs-python wraps, so its fit can come out a
+little better (about 1% in log loss on the test's log).
 """
 
 from __future__ import annotations
@@ -124,7 +129,9 @@ def fit(store: Store, *, save: bool) -> Fit:
         raise StudytoolError(_(
             "not enough reviews to optimize: {usable} usable of the {needed} FSRS needs"
             " (each is a review at least a day after the card's last one)").format(usable=usable, needed=MIN_ITEMS))
-    fitted = tuple(round(weight, 4) for weight in rs.FSRS(rs.DEFAULT_PARAMETERS).compute_parameters(items))
+    steps = len(settings.get(store, "relearning_steps"))   # Anki passes its preset's count too
+    fitted = tuple(round(weight, 4) for weight in
+                   rs.FSRS(rs.DEFAULT_PARAMETERS).compute_parameters(items, num_relearning_steps=steps))
     current = tuple(settings.get(store, "parameters"))
     default, now, optimized = (rs.FSRS(list(weights)).evaluate(items)
                                for weights in (rs.DEFAULT_PARAMETERS, current, fitted))

@@ -23,7 +23,7 @@ from studytool.study.scheduler import Rules, Scheduler
 from studytool.study.store import Answer, open_store
 from study_fakes import drill_deck
 
-START = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+START = datetime(2026, 3, 1, 9, 7, tzinfo=timezone.utc)
 UTC_DAYS = Days(4, timezone.utc)
 
 
@@ -50,7 +50,12 @@ def simulate(store, n_cards=40, n_days=45, seed=1):
             lambda prior: scheduler.answer(prior, rating, when, key=key, reps=reps.get(key, 0)))
         reps[key] = reps.get(key, 0) + 1
         last[key] = when
-        heapq.heappush(queue, (max(store.schedule(key).due, when + timedelta(minutes=1)), key))
+        # the learner comes back some hours into a review card's due day, a learning step a minute or so late;
+        # never on a day's first second, which Anki's conversion counts to the day before (its scheduler does not)
+        schedule = store.schedule(key)
+        later = timedelta(minutes=rng.randint(60, 900) if schedule.state == 2 else rng.randint(0, 2),
+                          seconds=rng.randint(1, 59))
+        heapq.heappush(queue, (max(schedule.due, when) + later, key))
 
 
 def py_fsrs_log_loss(history_list, parameters):
@@ -150,3 +155,40 @@ def test_elapsed_days_are_anki_days_and_forget_starts_the_history_again(env):
         assert [(rating, days) for rating, days, _time in history] == [(3, 0), (3, 2), (1, 0), (3, 2)]
         cards.forget(store, ["d/a"], datetime(2026, 3, 6, tzinfo=timezone.utc))
         assert optimize.histories(store, UTC_DAYS) == []
+
+
+def anki_revlogs(store):
+    """The log as Anki's revlog: (unix ms, rating, revlog type by the state the card was in) per card."""
+    from studytool.study.store import parse_time
+
+    revlogs: dict[str, list[list[int]]] = {}
+    kind = {None: 0, 1: 0, 2: 1, 3: 2}   # new or learning: learn; review; relearning
+    for card, time, rating, state in store.con.execute(
+            "SELECT card, time, rating, json_extract(prior, '$.state') FROM reviews ORDER BY card, time, id"):
+        revlogs.setdefault(card, []).append([round(parse_time(time).timestamp() * 1000), rating, kind[state]])
+    return list(revlogs.values())
+
+
+def test_anki_trains_on_the_same_items_and_fits_as_well(env):
+    """Anki 26.9's own "Optimize" over the same log: the same FSRS items (so the same log loss for any
+    parameters); its optimizer is a newer fsrs-rs than fsrs-rs-python's, so its fit may differ a little."""
+    pytest.importorskip("anki")
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import fsrs_rs_python as rs
+
+    with open_store(env / "home" / "studytool.db") as store:
+        simulate(store)
+        revlogs = anki_revlogs(store)
+        items = optimize.training_items(optimize.histories(store, UTC_DAYS))
+    oracle = Path(__file__).with_name("anki_fit_oracle.py")
+    anki = json.loads(subprocess.run([sys.executable, str(oracle)], input=json.dumps(revlogs), capture_output=True,
+                                     text=True, check=True, env={**os.environ, "TZ": "UTC"}, timeout=300).stdout)
+    fit = json.loads(invoke("optimize", "--dry-run", "--json").stdout)
+    assert len(items) == anki["items"]
+    assert fit["log_loss_default"] == pytest.approx(anki["log_loss_default"], rel=1e-5)
+    assert rs.FSRS(anki["params"]).evaluate(items).log_loss == pytest.approx(anki["log_loss"], rel=1e-5)
+    assert fit["log_loss_optimized"] == pytest.approx(anki["log_loss"], rel=0.02)
