@@ -44,7 +44,8 @@ def test_show_all_reads_without_creating_a_database(env):
                       "leech_threshold": 8, "learning_steps": "1m 10m", "relearning_steps": "10m",
                       "parameters": pytest.approx([0.212, 1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194, 0.001,
                                                    1.8722, 0.1666, 0.796, 1.4835, 0.0614, 0.2629, 1.6483, 0.6014,
-                                                   1.8729, 0.5425, 0.0912, 0.0658, 0.1542])}
+                                                   1.8729, 0.5425, 0.0912, 0.0658, 0.1542]),
+                      "implicit_credit": True}
     assert not (env.parent / "home" / "studytool.db").exists()
     screen = run(env, "config").stdout
     assert "leech_threshold" in screen and "New cards a deck" in screen
@@ -79,7 +80,7 @@ def test_review_new_is_a_one_off_and_retention_is_remembered(env):
 @pytest.mark.parametrize("args, message", [
     (["config", "retention", "1.5"], "retention must be a number from 0.7 to 0.99"),
     (["config", "nope"], "unknown setting 'nope'; settings: new_per_day, max_reviews_per_day, retention, day_start, "
-                         "leech_threshold, learning_steps, relearning_steps, parameters"),
+                         "leech_threshold, learning_steps, relearning_steps, parameters, implicit_credit"),
     (["config", "day_start", "5", "--deck", "drill"], "day_start is one value for every deck (as in Anki); drop --deck"),
     (["config", "new_per_day", "3", "--deck", "nope"], "unknown deck 'nope'; decks: "),
     (["config", "--reset"], "--reset takes a KEY and no VALUE"),
