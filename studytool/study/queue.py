@@ -190,6 +190,7 @@ def review_outlook(
 ) -> Outlook:
     """When the selected decks have cards due next, and how many new cards today's limits leave."""
     from studytool.decks.select import plan
+    from studytool.study.cards import hidden_keys
     from studytool.study.store import parse_time
 
     days = days or Days()
@@ -197,7 +198,9 @@ def review_outlook(
     today = days.number(now)
     bounds = [format_time(moment) for moment in (now, days.start(today + 1), days.start(today + 2),
                                                  days.start(today + 8))]
-    dues = [due for key, due in store.due_times() if key in cards]   # UTC text sorts like time: no parsing
+    suspended = hidden_keys(store, days.start(today + 1))   # at tomorrow's start a card buried today is back
+    scheduled = [(key, due) for key, due in store.due_times() if key in cards]
+    dues = [due for key, due in scheduled if key not in suspended]   # UTC text sorts like time: no parsing
     new_left, limit_total = new_room(store, sorted({card.deck for card in cards.values()}), new_limit, now, days)
     return Outlook(
         now=now,
@@ -207,5 +210,5 @@ def review_outlook(
         due_week=sum(bounds[1] <= due < bounds[3] for due in dues),
         new_left=new_left,
         new_limit=limit_total,
-        new_unseen=len(cards) - len(dues),
+        new_unseen=len(cards) - len(scheduled),
     )

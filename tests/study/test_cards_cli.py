@@ -153,3 +153,13 @@ def test_a_card_with_leech_threshold_lapses_is_suspended_and_the_session_says_so
     assert "solo/c0 is a leech (2 lapses): suspended; `studytool cards unsuspend solo/c0` brings it back" in said
     assert listed(env, "--state", "leech", now=now, deck="solo") == ["solo/c0"]
     assert reviewed(env, "2027-01-01T08:00:00+00:00", "7\n", deck="solo") == []
+
+
+def test_the_outlook_after_a_review_does_not_wait_for_a_suspended_card(env):
+    [key] = reviewed(env, MONDAY, "7\n", new=1)                    # its next step is due at 08:10
+    run(env, ["cards", "suspend", key])
+    outlook = doc(env, ["review", "--deck", "drill", "--new", "0"], "2026-03-02T08:05:00+00:00")["outlook"]
+    assert outlook["next_due"] is None and outlook["due_today"] == 0
+    run(env, ["cards", "unsuspend", key])
+    outlook = doc(env, ["review", "--deck", "drill", "--new", "0"], "2026-03-02T08:05:00+00:00")["outlook"]
+    assert outlook["next_due"] == "2026-03-02T08:10:00+00:00" and outlook["due_today"] == 1
