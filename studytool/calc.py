@@ -13,6 +13,8 @@ from typing import Any
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 
+MAX_NUMBERS = 10_000   # a softmax of 100,000 numbers took a minute to print, step by step
+
 
 def parse_vector(values: Sequence[str], what: str | None = None) -> list[float]:
     """Numbers typed as separate arguments or comma-separated (`1 2 3`, `1,2,3`, `1，2，3`).
@@ -21,9 +23,13 @@ def parse_vector(values: Sequence[str], what: str | None = None) -> list[float]:
     """
     from studytool.problems.reading import AnswerFormatError, normalise, number, number_tokens
 
+    if sum(len(value) for value in values) > MAX_NUMBERS * 40:   # before reading: far more text than the numbers allowed
+        raise StudytoolError(_("at most {n} numbers, please (calc shows every step for each)").format(n=MAX_NUMBERS))
     tokens = number_tokens(normalise(" ".join(values)))
     if not tokens:
         raise StudytoolError(_("empty {what}: give at least one number").format(what=what or _("vector")))
+    if len(tokens) > MAX_NUMBERS:
+        raise StudytoolError(_("at most {n} numbers, please (calc shows every step for each)").format(n=MAX_NUMBERS))
     try:
         return [float(number(token)) for token in tokens]
     except AnswerFormatError as error:
@@ -38,7 +44,9 @@ def parse_rows(rows: Sequence[str]) -> list[list[float]]:
     rows = [row for value in rows for row in value.split()]
     if not rows:
         raise StudytoolError(_("empty batch: give rows like 1,10 3,14"))
-    batch = [parse_vector([row], what=_("row")) for row in rows]
+    batch = [parse_vector([row], what=_("row")) for row in rows[:MAX_NUMBERS + 1]]
+    if sum(len(row) for row in batch) > MAX_NUMBERS:
+        raise StudytoolError(_("at most {n} numbers, please (calc shows every step for each)").format(n=MAX_NUMBERS))
     if len({len(row) for row in batch}) != 1:
         raise StudytoolError(_("rows have different lengths: every row needs the same number of features"))
     return batch
@@ -276,7 +284,11 @@ def shapes(
     d_ff = 4 * d_model if d_ff is None else d_ff
     _check_sizes(batch=batch, seq=seq, d_model=d_model, heads=heads, vocab=vocab, d_ff=d_ff, tgt_seq=tgt_seq)
     _check_heads(d_model, heads)
-    steps = trace_shapes(batch, seq, d_model, heads, vocab, d_ff=d_ff, tgt_len=tgt_seq)
+    try:
+        steps = trace_shapes(batch, seq, d_model, heads, vocab, d_ff=d_ff, tgt_len=tgt_seq)
+    except (ValueError, OverflowError, MemoryError):   # NumPy cannot even describe an array of 10^18+ elements
+        raise StudytoolError(_("these sizes are too large to trace: an array would have more elements than NumPy "
+                               "can index; try smaller sizes (the shapes scale the same way)")) from None
     return {
         "batch": batch, "seq": seq, "tgt_seq": tgt_seq if tgt_seq is not None else seq,
         "d_model": d_model, "heads": heads, "d_ff": d_ff, "vocab": vocab,

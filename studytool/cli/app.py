@@ -6,7 +6,6 @@ imported inside the commands that need them, so `studytool --help` is fast.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Optional
 
@@ -18,7 +17,6 @@ from studytool.cli.commands import cards, config
 from studytool.cli.commands import backup
 from studytool.cli.style import Group
 from studytool.config import Settings
-from studytool.errors import StudytoolError
 
 app = typer.Typer(
     cls=Group,
@@ -72,8 +70,6 @@ def _global(
 
 
 def main() -> None:
-    try:
-        app()
-    except StudytoolError as error:  # raised while parsing, before any command runs
-        sys.stderr.write(f"studytool: {error}\n")
-        sys.exit(1)
+    from studytool.cli.safety import run
+
+    run(app)   # one line for closed streams, full disks, encodings, errors raised while parsing

@@ -206,6 +206,14 @@ def _tables_of(version: int) -> list[str]:
     return re.findall(r"CREATE TABLE (\w+)", statements)
 
 
+def _storable(text: str) -> str:
+    """Text SQLite can hold: each byte that was not UTF-8 (read from stdin as a lone surrogate) becomes U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _unreadable(path: Path, reason: object) -> StudytoolError:
     reason = " ".join(str(reason).split())  # one line, whatever SQLite's report looked like
     return StudytoolError(_("{path}: cannot use this progress database ({reason})").format(path=path, reason=reason))
@@ -348,7 +356,7 @@ class Store:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     answer.card, answer.topic, format_time(answer.time), answer.mode, answer.rating,
-                    int(answer.correct), answer.answer, answer.seed, json.dumps(answer.params, ensure_ascii=False),
+                    int(answer.correct), _storable(answer.answer), answer.seed, json.dumps(answer.params, ensure_ascii=False),
                     answer.duration_ms, json.dumps(prior) if prior else None,
                 ),
             )

@@ -19,6 +19,17 @@ T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
 runner = CliRunner()
 
 
+@pytest.fixture(autouse=True)
+def english(monkeypatch):
+    """Messages are checked word for word: pin the interface language (an earlier test may have set zh)."""
+    from studytool.i18n import set_language
+
+    monkeypatch.setenv("STUDYTOOL_LANG", "en")
+    set_language(None)
+    yield
+    set_language(None)
+
+
 def record(db: Path, n: int, start: int = 0) -> None:
     with open_store(db, backups=False) as store:
         for i in range(start, start + n):

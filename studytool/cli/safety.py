@@ -1,0 +1,123 @@
+"""The entry point's safety net: whatever the terminal or the streams do, one line on stderr, never a traceback.
+
+- stdin, stdout or stderr closed (`studytool quiz <&-`): it reads as empty input, or writes go nowhere;
+- an encoding that cannot show a glyph (`PYTHONIOENCODING=ascii`): an ASCII stand-in (`->` for `→`), else `\\uXXXX`;
+- stdout on a full disk (`studytool stats > /dev/full`, even `--help`): `studytool: cannot write the output: ...`, exit 1;
+- a reader that went away (`studytool decks list | head -1`): exit quietly;
+- a `StudytoolWarning` (a skipped deck file): `studytool: warning: ...`, each once;
+- a damaged database found mid-command (sqlite3.Error): one line naming it, exit 1.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import os
+import sys
+import unicodedata
+import warnings
+
+from studytool.errors import StudytoolError, StudytoolWarning
+from studytool.i18n import _
+
+# Glyphs the interface and the cards use, as ASCII; anything else without an ASCII decomposition is escaped.
+ASCII = {
+    "→": "->", "←": "<-", "⇒": "=>", "×": "x", "−": "-", "–": "-", "—": "--", "·": ".", "…": "...", "√": "sqrt",
+    "≈": "~", "≤": "<=", "≥": ">=", "≠": "!=", "±": "+/-", "∑": "sum", "■": "#", "□": ".", "●": "*", "○": "o",
+    "✓": "v", "✗": "x", "“": '"', "”": '"', "‘": "'", "’": "'", "σ": "sigma", "μ": "mu", "ε": "eps",
+    "Σ": "Sum", "α": "alpha", "β": "beta", "γ": "gamma", "λ": "lambda", "π": "pi", "θ": "theta", "∞": "inf",
+    "│": "|", "┃": "|", "─": "-", "━": "-", "┌": "+", "┐": "+", "└": "+", "┘": "+", "├": "+", "┤": "+", "┬": "+",
+    "┴": "+", "┼": "+", "╭": "+", "╮": "+", "╰": "+", "╯": "+", "┏": "+", "┓": "+", "┗": "+", "┛": "+",
+    "┡": "+", "┩": "+", "╇": "+", "▁": "_", "█": "#", "░": ".", "▒": ":", "▓": "#", "ⁱ": "^i", "²": "^2",
+}
+OUTPUT_ERRORS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EROFS}
+
+
+def _fallback(error: UnicodeError) -> tuple[str, int]:
+    """A codecs error handler: each character the encoding cannot show, as ASCII or an escape."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    out = []
+    for char in error.object[error.start:error.end]:
+        stand_in = ASCII.get(char)
+        if stand_in is None:
+            plain = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
+            stand_in = plain or (f"\\u{ord(char):04x}" if ord(char) < 0x10000 else f"\\U{ord(char):08x}")
+        out.append(stand_in)
+    return "".join(out), error.end
+
+
+codecs.register_error("studytool-ascii", _fallback)
+
+
+def prepare_streams() -> None:
+    """Closed standard streams become /dev/null; streams that cannot encode every character get the fallback."""
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
+        if getattr(sys, name) is None:   # the descriptor was closed (<&-, >&-): the lowest free one is it again
+            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        try:
+            "→√×中".encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            if hasattr(stream, "reconfigure"):
+                stream.reconfigure(errors="studytool-ascii")
+    warnings.showwarning = _show_warning
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    if issubclass(category, StudytoolWarning):
+        text = "studytool: " + _("warning: {message}").format(message=message)
+    else:
+        text = warnings.formatwarning(message, category, filename, lineno, line).rstrip()
+    try:
+        sys.stderr.write(text + "\n")
+    except OSError:
+        pass
+
+
+def run(app) -> None:
+    """Run the typer app with the safety net; exits with the command's code."""
+    prepare_streams()
+    try:
+        try:
+            app()
+        finally:
+            sys.stdout.flush()   # a full disk shows here at the latest, while it can still be said
+    except StudytoolError as error:   # raised while parsing, before any command runs
+        _fail(str(error))
+    except BrokenPipeError:
+        _quiet()
+    except OSError as error:
+        if error.errno == errno.EPIPE:
+            _quiet()
+        if error.errno in OUTPUT_ERRORS:
+            _fail(_("cannot write the output: {reason}").format(reason=error.strerror), output_lost=True)
+        raise
+    except Exception as error:
+        if type(error).__module__ == "sqlite3":   # a database damaged under a running command
+            _fail(_("the progress database failed: {reason}").format(reason=" ".join(str(error).split())))
+        raise
+
+
+def _fail(message: str, output_lost: bool = False) -> None:
+    if output_lost:
+        _drop_stdout()
+    sys.stderr.write(f"studytool: {message}\n")
+    sys.exit(1)
+
+
+def _quiet() -> None:
+    _drop_stdout()
+    sys.exit(1)
+
+
+def _drop_stdout() -> None:
+    """What is left in stdout's buffer would fail again at exit ("Exception ignored ..."): send it nowhere."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    finally:
+        os.close(devnull)

@@ -1,0 +1,163 @@
+"""The hostile terminal: full disks, closed streams and pipes, ASCII-only encodings, FIFOs, huge inputs.
+
+Each case runs the real entry point in a subprocess, as a user's shell would, and must end in one
+line on stderr (exit 1; 2 for usage) or work, never in a traceback.
+"""
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+RECALL = """\
+deck: hostile
+title: Hostile
+cards:
+  - id: one
+    kind: recall
+    topic: layernorm
+    q: 哪一维？
+    a: 特征维。
+"""
+
+
+@pytest.fixture
+def home(tmp_path):
+    home = tmp_path / "home"
+    (home / "decks").mkdir(parents=True)
+    (home / "decks" / "hostile.yaml").write_text(RECALL, encoding="utf-8")
+    return home
+
+
+def studytool(home, *args, env=None, **kwargs):
+    environment = {**os.environ, "STUDYTOOL_HOME": str(home), "STUDYTOOL_LANG": "en", **(env or {})}
+    streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    return subprocess.run([sys.executable, "-m", "studytool", *args], env=environment, timeout=120,
+                          **{**streams, **kwargs})
+
+
+def one_line(stderr: bytes) -> str:
+    text = stderr.decode("utf-8", "replace")
+    assert "Traceback" not in text and "Exception ignored" not in text, text
+    assert text.count("\n") == 1 and text.startswith("studytool: "), text
+    return text
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("args", [["stats"], ["--help"], ["decks", "list"], ["calc", "softmax", "1", "2"]])
+def test_stdout_on_a_full_disk_is_one_line(home, args):
+    with open("/dev/full", "w") as full:
+        result = studytool(home, *args, stdout=full)
+    assert result.returncode == 1
+    assert one_line(result.stderr) == "studytool: cannot write the output: No space left on device\n"
+
+
+@pytest.mark.parametrize("args", [["calc", "softmax", "1", "2"], ["calc", "layernorm", "2", "4", "6", "8"],
+                                  ["explain", "layernorm"], ["decks", "list"]])
+def test_an_ascii_terminal_gets_stand_ins_for_glyphs(home, args):
+    result = studytool(home, *args, env={"PYTHONIOENCODING": "ascii"})
+    assert result.returncode == 0, result.stderr
+    result.stdout.decode("ascii")   # every byte ASCII
+    assert b"Traceback" not in result.stderr
+
+
+def test_the_stand_ins_read_as_the_glyphs():
+    from studytool.cli.safety import ASCII  # noqa: F401 - registers the handler
+
+    assert "Σ = 1 → √x · 中".encode("ascii", "studytool-ascii") == b"Sum = 1 -> sqrtx . \\u4e2d"
+
+
+def test_quiz_with_stdin_closed_ends_like_end_of_input(home):
+    result = studytool(home, "quiz", "--deck", "hostile", preexec_fn=lambda: os.close(0))
+    assert result.returncode == 0, result.stderr
+    assert b"Traceback" not in result.stderr
+    assert b"Score: 0/0" in result.stdout
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(home):
+    process = subprocess.Popen([sys.executable, "-m", "studytool", "export", "csv", "-", "--variants", "3"],
+                               env={**os.environ, "STUDYTOOL_HOME": str(home)}, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    process.stdout.read(100)
+    process.stdout.close()   # like `| head -c 100`
+    stderr = process.stderr.read()
+    process.wait(timeout=120)
+    assert stderr == b"", stderr
+
+
+def test_a_skipped_deck_entry_is_one_warning_line(home):
+    (home / "decks" / "sub").mkdir()
+    os.mkfifo(home / "decks" / "pipe.yaml")
+    result = studytool(home, "decks", "list")
+    assert result.returncode == 0
+    assert result.stderr.decode().splitlines() == [
+        f"studytool: warning: {home / 'decks' / 'pipe.yaml'}: skipped: a named pipe (FIFO), not a regular file",
+        f"studytool: warning: {home / 'decks' / 'sub'}: skipped: a folder (decks in sub-folders are not read)",
+    ]
+    check = studytool(home, "decks", "check")
+    assert check.returncode == 1 and b"pipe.yaml: skipped" in check.stdout
+
+
+def test_a_fifo_deck_path_does_not_hang(home, tmp_path):
+    fifo = tmp_path / "some.fifo"
+    os.mkfifo(fifo)
+    result = studytool(home, "--deck-path", str(fifo), "quiz", "--count", "1", input=b"")
+    assert result.returncode == 1
+    assert one_line(result.stderr) == f"studytool: {fifo}: not a deck file: a named pipe (FIFO)\n"
+
+
+def test_an_answer_that_is_not_utf8_is_stored_with_replacement_characters(home):
+    result = studytool(home, "quiz", "--deck", "hostile", input=b"\xff\xfe bad \xc3\n3\n")
+    assert result.returncode == 0, result.stderr
+    con = sqlite3.connect(home / "studytool.db")
+    assert con.execute("SELECT answer FROM reviews").fetchall() == [("\ufffd\ufffd bad \ufffd",)]
+    con.close()
+
+
+def test_an_escape_in_a_deck_never_reaches_the_terminal(home):
+    (home / "decks" / "evil.yaml").write_text(RECALL.replace("deck: hostile", "deck: evil").replace(
+        "q: 哪一维？", 'q: "\\e]52;c;cm0gLXJmIH4=\\a\\e[2J"'), encoding="utf-8")
+    result = studytool(home, "quiz", "--deck", "evil", input=b"")
+    assert b"\x1b" not in result.stdout + result.stderr
+    assert result.returncode == 1
+    assert "control character U+001B" in one_line(result.stderr)
+
+
+def test_a_huge_deck_integer_is_one_line_in_every_command(home):
+    (home / "decks" / "big.yaml").write_text(
+        "deck: big\ntitle: Big\ncards:\n  - {id: n, kind: number, topic: param-count, q: n, answer: "
+        + "9" * 5000 + "}\n", encoding="utf-8")
+    for args in (["decks", "check"], ["stats"], ["quiz", "--count", "1"], ["export", "csv", "-"]):
+        result = studytool(home, *args, input=b"")
+        assert result.returncode == 1, args
+        text = (result.stdout + result.stderr).decode()
+        assert "a number written with more than 100 characters is not allowed" in text and "Traceback" not in text
+
+
+def test_calc_refuses_a_huge_input_quickly(home):
+    result = studytool(home, "calc", "softmax", *map(str, range(10_001)))
+    assert result.returncode == 1
+    assert one_line(result.stderr) == "studytool: at most 10000 numbers, please (calc shows every step for each)\n"
+
+
+def test_calc_shapes_of_a_million_everything_is_one_line(home):
+    result = studytool(home, "calc", "shapes", "--batch", "1000000", "--seq", "1000000", "--d-model", "1000000",
+                       "--heads", "8", "--vocab", "1000000")
+    assert result.returncode == 1
+    assert "too large to trace" in one_line(result.stderr)
+
+
+def test_calc_shapes_of_a_million_tokens_works_shape_only(home):
+    result = studytool(home, "calc", "shapes", "--batch", "1000000", "--seq", "1000000", "--vocab", "1000000",
+                       "--json")
+    assert result.returncode == 0, result.stderr
+    assert b"1000000" in result.stdout
+
+
+def test_the_planted_folder_entries_leave_the_bundled_decks_working(home):
+    (home / "decks" / "loop.yaml").symlink_to(home / "decks" / "loop.yaml")
+    result = studytool(home, "stats", "--json")
+    assert result.returncode == 0 and Path(home / "decks" / "loop.yaml").is_symlink()
