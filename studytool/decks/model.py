@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import zlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
@@ -42,10 +41,11 @@ class Card:
         The seed also lays out a fixed card: a choice card's options are shuffled
         (pinned ones stay in place), a true/false card shows its true or its false
         form, an order card its items shuffled; `params` records the layout
-        (`order`, `form`) so the log can replay it. `seed=None` lays a card out by
-        its key: the same for every run, yet different from card to card.
+        (`order`, `form`) so the log can replay it. The layout is drawn from the card's
+        key with the seed, so cards shown with one seed are not laid out alike, and
+        `seed=None` too gives each card its own fixed layout.
         """
-        layout = seed if seed is not None else zlib.crc32(self.key.encode())
+        layout = f"{self.key}/{seed}"
         return replace(_POSE[self.kind](self.body, seed, layout), seed=seed)
 
     @property
@@ -72,11 +72,11 @@ def _letters(answer: str | list[str]) -> frozenset[int]:
     return frozenset("ABCDEFGH".index(letter) for letter in ([answer] if isinstance(answer, str) else answer))
 
 
-def _pose_recall(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
+def _pose_recall(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
     return Variant(prompt=body["q"], kind="recall", answer=body["a"])
 
 
-def shuffled_order(n: int, pinned: frozenset[int], layout: int) -> list[int]:
+def shuffled_order(n: int, pinned: frozenset[int], layout: str) -> list[int]:
     """order[shown position] = written index: the unpinned options permuted by `layout`, pinned ones in place."""
     free = [i for i in range(n) if i not in pinned]
     moved = random.Random(layout).sample(free, len(free))   # stdlib: a fixed card needs no NumPy
@@ -86,7 +86,7 @@ def shuffled_order(n: int, pinned: frozenset[int], layout: int) -> list[int]:
     return order
 
 
-def _pose_choice(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
+def _pose_choice(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
     written = body["options"]
     order = shuffled_order(len(written), _letters(body.get("pin", [])), layout)
     right = _letters(body["answer"])
@@ -94,7 +94,7 @@ def _pose_choice(body: dict[str, Any], seed: int | None, layout: int) -> Variant
                    options=tuple(written[i] for i in order), params={"order": order})
 
 
-def _pose_truefalse(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
+def _pose_truefalse(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
     # half the showings state the written statement, half its opposite, so 错 is no safe bet
     shown_true = random.Random(layout).random() < 0.5
     statement = body["statement"] if shown_true == body["answer"] else body["opposite"]
@@ -102,22 +102,22 @@ def _pose_truefalse(body: dict[str, Any], seed: int | None, layout: int) -> Vari
                    options=TRUE_FALSE, params={"form": "true" if shown_true else "false"})
 
 
-def _pose_number(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
+def _pose_number(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
     answer = body["answer"]
     return Variant(prompt=body["q"], kind="scalar", answer=answer, tolerance=_numeric_tolerance(body, [answer]))
 
 
-def _pose_vector(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
+def _pose_vector(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
     answer = body["answer"]
     return Variant(prompt=body["q"], kind="vector", answer=tuple(float(v) for v in answer),
                    tolerance=_numeric_tolerance(body, answer))
 
 
-def _pose_shape(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
+def _pose_shape(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
     return Variant(prompt=body["q"], kind="shape", answer=tuple(body["answer"]))
 
 
-def _pose_order(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
+def _pose_order(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
     import numpy as np
 
     items = body["items"]
@@ -129,7 +129,7 @@ def _pose_order(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
                    options=tuple(items[i] for i in shown), params={"order": shown})
 
 
-def _pose_generated(body: dict[str, Any], seed: int | None, layout: int) -> Variant:
+def _pose_generated(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
     import numpy as np
 
     from studytool.problems import registry

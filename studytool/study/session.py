@@ -96,6 +96,7 @@ class Session:
         self.implicit = implicit   # the topic graph's credit to prerequisite cards (None: off, or a plain quiz)
         self.credits: dict[int, list[int]] = {}  # review id of an answer -> its implicit credits' log rows
         self.on_screen: tuple[Card, Variant, Progress]  # the card being asked, to show again after :explain
+        self.hinted: set[str] = set()   # cards whose explanation the learner opened while they were asked
 
     def run(self) -> Summary:
         started = time.monotonic()
@@ -162,14 +163,18 @@ class Session:
             typed, grade = self._graded(card, variant)
             correct, expected, hint = grade.correct, grade.expected, grade.hint
             rating = int(rating_for(correct))
+        hinted = card.key in self.hinted
+        if hinted and correct:
+            rating = min(rating, 2)   # right after :explain showed the formula box: Hard, not a plain right one
+        params = {**variant.params, "hinted": True} if hinted else dict(variant.params)   # with the layout
         answer = Answer(  # an answer that moves the schedule is a review, whichever command asked it
             card=card.key, topic=card.topic, mode="review" if self.rules else self.mode, rating=rating,
-            correct=correct, answer=typed, seed=showing.seed, params=dict(variant.params),
+            correct=correct, answer=typed, seed=showing.seed, params=params,
             duration_ms=round((time.monotonic() - shown_at) * 1000), time=self.clock(),
         )
         moved: list[Schedule] = []
         review_id = self.store.record(answer, self._rescheduler(card, rating, answer.time, moved))
-        result = Result(card, showing.seed, variant, typed, expected, correct, rating, hint, review_id)
+        result = Result(card, showing.seed, variant, typed, expected, correct, rating, hint, review_id, hinted)
         self.done.append((showing, result))
         self.view.show_result(result)
         if moved and moved[0].state in (LEARNING, RELEARNING):
@@ -215,6 +220,7 @@ class Session:
                 self.view.show_notice(_("Nothing to undo."))
                 continue
             if command == ":explain":
+                self.hinted.add(card.key)   # the explanation shows the formula: the answer counts as hinted
                 self.view.show_explain(card.topic)
                 self.view.show_card(*self.on_screen)  # the explanation scrolled the question away
                 continue

@@ -424,6 +424,12 @@ class Store:
     def answers_total(self) -> int:
         return self.con.execute("SELECT count(*) FROM reviews").fetchone()[0]
 
+    def answers_log(self) -> list[dict[str, Any]]:
+        """Every logged answer in time order: card, correct, duration_ms, params (for `decks audit`'s item stats)."""
+        rows = self.con.execute("SELECT card, correct, duration_ms, params FROM reviews ORDER BY time, id")
+        return [{"card": row["card"], "correct": bool(row["correct"]), "duration_ms": row["duration_ms"],
+                 "params": json.loads(row["params"] or "{}")} for row in rows]
+
     def log_since(self, since: datetime) -> list[LogRow]:
         """The review log from `since` on (a bounded window, via the time index)."""
         rows = self.con.execute(

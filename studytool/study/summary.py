@@ -34,6 +34,7 @@ class Result:
     rating: int
     hint: str | None
     review_id: int
+    hinted: bool = False   # given after :explain on this card: rated at most Hard
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -46,6 +47,7 @@ class Result:
             "expected": self.expected,
             "correct": self.correct,
             "rating": self.rating,
+            "hinted": self.hinted,
         }
 
 
@@ -67,6 +69,11 @@ class Summary:
     def correct(self) -> int:
         return sum(result.correct for result in self.results)
 
+    @property
+    def hinted(self) -> int:
+        """Answers given after a hint, counted apart: they are not plain right ones."""
+        return sum(result.hinted for result in self.results)
+
     def weakest(self) -> list[TopicScore]:
         return weakest_topics([(r.card.topic, r.correct) for r in self.results])
 
@@ -76,6 +83,7 @@ class Summary:
             "seed": self.seed,
             "answered": self.answered,
             "correct": self.correct,
+            "hinted": self.hinted,
             "skipped": self.skipped,
             "seconds": round(self.seconds, 3),
             "cards": [result.to_json() for result in self.results],

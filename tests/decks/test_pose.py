@@ -131,3 +131,9 @@ def test_generated_variants_change_with_the_seed():
 def test_every_card_poses_with_its_seed_recorded(card):
     variant = card.pose(11)
     assert variant.prompt and variant.seed == 11
+
+
+def test_cards_shown_with_one_seed_are_not_laid_out_alike():
+    # quiz and worksheet give each card its own seed, but an audit or two decks may share one
+    twins = [replace(CARDS["ln-batch-free"], id=f"twin-{i}") for i in range(12)]
+    assert len({twin.pose(5).options for twin in twins}) > 3

@@ -46,6 +46,32 @@ def decks_show(
         render_deck(found, console())
 
 
+@app.command("audit")
+def decks_audit(
+    ctx: typer.Context,
+    deck: Optional[str] = typer.Argument(None, metavar="DECK", help="A deck id (default: every installed deck)."),
+    json_: Json = False,
+) -> None:
+    """Does a right answer mean the learner knew it? Answer positions, true/false balance, format lines,
+    fixed numbers, near-duplicates, generated variety and, from your log, item statistics; exit 1 if a check fails."""
+    from studytool.cli.render.audit import audit_json, render_audit
+    from studytool.cli.render.common import console, print_json
+    from studytool.decks.audit import audit
+    from studytool.decks.loader import get_deck, load_decks
+    from studytool.study.store import open_store
+
+    decks = [get_deck(ctx.obj, deck)] if deck else load_decks(ctx.obj)
+    with open_store(ctx.obj.db_path, create=False) as store:   # only reads: creates no database
+        log = store.answers_log()
+    result = audit(decks, log)
+    if json_:
+        print_json(audit_json(result))
+    else:
+        render_audit(result, console())
+    if not result.passed:
+        raise typer.Exit(1)
+
+
 @app.command("check")
 def decks_check(
     ctx: typer.Context,

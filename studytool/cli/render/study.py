@@ -183,6 +183,7 @@ def show_summary(console: Console, summary: Summary) -> None:
     emit(console, 
         f"[bold]{_('Score')}:[/] {summary.correct}/{summary.answered}{share}   "
         f"[bold]{_('Time')}:[/] {minutes}m {seconds:02d}s   [bold]{_('Skipped')}:[/] {summary.skipped}"
+        + (f"   [bold]{_('Hinted')}:[/] {summary.hinted}" if summary.hinted else "")
     )
     if summary.seed is not None:
         emit(console, _("Replay this quiz with --seed {seed}").format(seed=summary.seed))

@@ -1,0 +1,212 @@
+"""`decks audit`: does a right answer mean the learner knew it? The author's view of every card, measured.
+
+Each card is posed with `SEEDS` seeds, as quiz, review and worksheet pose it, and the showings are
+checked against the rules of issue 12: where the right option sits, how often a true/false statement
+is true, whether a format line's example is the answer, which numeric cards are fixed numbers,
+which questions nearly repeat another, which shape/number questions give no sizes, and whether a
+generated card varies and never lets a known wrong method pass. With a review log, item statistics
+per card follow: share right, median time, cards always right at once, cards whose hint never helps.
+The thresholds are the issue's "done when" numbers; `passed` says whether every one holds.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from studytool.decks.model import Card, Deck
+
+SEEDS = 100                   # showings per card
+MAX_LETTER_SHARE = 0.40       # no letter right in more than 40% of single-answer choice showings
+TRUE_SHARE = (0.35, 0.65)     # true/false statements true in 35-65% of showings
+MAX_FIXED_NUMERIC = 12        # number/vector/shape cards left: facts of the notes' base model
+MAX_NEAR_DUPLICATES = 3       # question pairs that ask nearly the same thing
+MIN_DISTINCT = 10             # distinct answers per 100 seeds of a generated card
+NEAR = 0.6                    # bigram similarity of two questions that counts as "nearly the same"
+FIXED_NUMERIC = ("number", "vector", "shape")
+
+
+@dataclass
+class CardStats:
+    """One card's answers in the learner's log."""
+
+    card: str
+    answers: int
+    share_right: float
+    median_seconds: float
+    hinted: int
+    always_right: bool        # right every time, the first time included: the card teaches nothing
+    hint_never_helps: bool    # missed, shown the hint and solution, missed again every time after
+
+
+@dataclass
+class DeckAudit:
+    deck: str
+    cards: int
+    letter_share: dict[str, float] = field(default_factory=dict)   # single-answer choice showings
+    fixed_choice: list[str] = field(default_factory=list)           # 3+ options, the right one never moves
+    true_share: float | None = None
+    format_leaks: list[str] = field(default_factory=list)           # the format example is the answer
+    fixed_numeric: list[str] = field(default_factory=list)
+    no_sizes: list[str] = field(default_factory=list)                # numeric questions without a number
+    few_answers: dict[str, int] = field(default_factory=dict)        # generated: distinct answers per SEEDS
+    coincidences: dict[str, int] = field(default_factory=dict)       # generated: draws a wrong method passes
+    items: list[CardStats] = field(default_factory=list)
+
+
+@dataclass
+class Audit:
+    decks: list[DeckAudit]
+    near_duplicates: list[tuple[str, str, float]]
+    fixed_numeric: int
+    checks: dict[str, bool]
+
+    @property
+    def passed(self) -> bool:
+        return all(self.checks.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"passed": self.passed, "checks": self.checks, "fixed_numeric": self.fixed_numeric,
+                "near_duplicates": [{"a": a, "b": b, "similarity": round(s, 3)} for a, b, s in self.near_duplicates],
+                "decks": [asdict(deck) for deck in self.decks]}
+
+
+def audit(decks: Sequence[Deck], log: Iterable[dict[str, Any]] = (), seeds: int = SEEDS) -> Audit:
+    """Audit `decks` over `seeds` showings per card; `log` rows (card, correct, duration_ms, params) add item stats."""
+    rows = list(log)
+    reports = [_deck(deck, seeds, rows) for deck in decks]
+    pairs = near_duplicates([card for deck in decks for card in deck.cards])
+    fixed = sum(len(r.fixed_numeric) for r in reports)
+    checks = {
+        "answer_position": all(max(r.letter_share.values(), default=0) <= MAX_LETTER_SHARE for r in reports),
+        "choices_move": not any(r.fixed_choice for r in reports),
+        "true_false_balance": all(r.true_share is None or TRUE_SHARE[0] <= r.true_share <= TRUE_SHARE[1]
+                                  for r in reports),
+        "format_lines": not any(r.format_leaks for r in reports),
+        "fixed_numeric": fixed <= MAX_FIXED_NUMERIC,
+        "near_duplicates": len(pairs) <= MAX_NEAR_DUPLICATES,
+        "sizes_given": not any(r.no_sizes for r in reports),
+        "generated_vary": not any(r.few_answers for r in reports),
+        "wrong_methods_caught": not any(r.coincidences for r in reports),
+    }
+    return Audit(reports, pairs, fixed, checks)
+
+
+def _deck(deck: Deck, seeds: int, log: list[dict[str, Any]]) -> DeckAudit:
+    report = DeckAudit(deck.deck, len(deck.cards))
+    letters: Counter[int] = Counter()
+    true_false = Counter()
+    for card in deck.cards:
+        shown = [card.pose(seed) for seed in range(seeds)]
+        _choices(card, shown, letters, report)
+        if card.kind == "truefalse":
+            true_false.update(variant.answer == frozenset({0}) for variant in shown)
+        if any(_leaks(variant) for variant in shown):
+            report.format_leaks.append(card.id)
+        if card.kind in FIXED_NUMERIC:
+            report.fixed_numeric.append(card.id)
+        if shown[0].kind == "shape" and not re.search(r"\d", _without_format_words(shown[0].prompt)):
+            report.no_sizes.append(card.id)
+        if card.kind == "generated":
+            _variety(card, shown, report)
+    total = sum(letters.values())
+    report.letter_share = {chr(65 + i): round(n / total, 3) for i, n in sorted(letters.items())} if total else {}
+    if true_false:
+        report.true_share = round(true_false[True] / sum(true_false.values()), 3)
+    report.items = item_stats(deck, log)
+    return report
+
+
+def _choices(card: Card, shown: list, letters: Counter, report: DeckAudit) -> None:
+    if card.kind == "truefalse" or shown[0].kind != "choice":
+        return
+    for variant in shown:
+        if len(variant.answer) == 1:
+            letters.update(variant.answer)
+    if len(shown[0].options) >= 3 and len({variant.answer for variant in shown}) == 1:
+        report.fixed_choice.append(card.id)
+
+
+def _without_format_words(prompt: str) -> str:
+    """The prompt without '4 位小数' style instructions, which are no sizes."""
+    return re.sub(r"\d+\s*位小数|保留\s*\d+", "", prompt)
+
+
+def _leaks(variant) -> bool:
+    """The format line's example, typed as an answer, is right."""
+    from studytool.problems.answers import AnswerFormatError, format_hint, grade
+
+    if variant.kind == "recall":
+        return False
+    for example in re.findall(r"e\.g\. (.*?)(?= or |\(|$)", format_hint(variant)):
+        try:
+            if grade(variant, example.strip(" .")).correct:
+                return True
+        except AnswerFormatError:
+            continue  # a symbolic example ([a, b, c]) is no answer
+    return False
+
+
+def _variety(card: Card, shown: list, report: DeckAudit) -> None:
+    from studytool.problems.answers import format_answer, matches
+    from studytool.problems.registry import get
+
+    distinct = len({format_answer(variant) for variant in shown})
+    small = get(card.body["generator"]).small_answer_space(card.body.get("params", {}))
+    if distinct < min(MIN_DISTINCT, len(shown)) and not small:
+        report.few_answers[card.id] = distinct
+    passed = sum(any(matches(variant, hint.answer) for hint in variant.hints) for variant in shown)
+    if passed:
+        report.coincidences[card.id] = passed
+
+
+def _bigrams(text: str) -> set[str]:
+    text = re.sub(r"[\s\W_]+", "", text.lower())
+    return {text[i:i + 2] for i in range(len(text) - 1)}
+
+
+def near_duplicates(cards: Sequence[Card], threshold: float = NEAR) -> list[tuple[str, str, float]]:
+    """Card pairs that ask the same thing: generated cards drawing from the same generator with the same
+    params (every later showing comes from one distribution), or first showings with the same answer
+    whose questions read nearly alike (bigram Jaccard >= threshold)."""
+    from studytool.problems.answers import format_answer
+
+    def signature(card: Card) -> tuple[str, set[str], str | None, str | None]:
+        if card.kind == "recall":
+            return card.key, _bigrams(card.body["q"]), None, None
+        variant = card.pose()
+        drawn = repr((card.body["generator"], sorted(card.body.get("params", {}).items()))) \
+            if card.kind == "generated" else None
+        return card.key, _bigrams(variant.prompt), format_answer(variant), drawn
+
+    signed = [signature(card) for card in cards]
+    pairs = []
+    for i, (a, ga, answer_a, drawn_a) in enumerate(signed):
+        for b, gb, answer_b, drawn_b in signed[i + 1:]:
+            similarity = len(ga & gb) / len(ga | gb) if ga and gb else 0.0
+            if drawn_a is not None and drawn_a == drawn_b or similarity >= threshold and answer_a == answer_b:
+                pairs.append((a, b, similarity))
+    return sorted(pairs, key=lambda pair: -pair[2])
+
+
+def item_stats(deck: Deck, log: list[dict[str, Any]]) -> list[CardStats]:
+    """Per card of `deck` with answers in `log` (rows in time order): how the learner does on it."""
+    by_card: dict[str, list[dict[str, Any]]] = {}
+    for row in log:
+        if row["card"].split("/", 1)[0] == deck.deck:
+            by_card.setdefault(row["card"], []).append(row)
+    stats = []
+    for key, rows in by_card.items():
+        right = [bool(row["correct"]) for row in rows]
+        after_miss = [now for before, now in zip(right, right[1:]) if not before]
+        stats.append(CardStats(
+            card=key, answers=len(rows), share_right=round(sum(right) / len(rows), 3),
+            median_seconds=round(statistics.median(row["duration_ms"] for row in rows) / 1000, 1),
+            hinted=sum(bool(row.get("params", {}).get("hinted")) for row in rows),
+            always_right=len(rows) >= 3 and all(right),
+            hint_never_helps=len(after_miss) >= 2 and not any(after_miss)))
+    return sorted(stats, key=lambda s: s.card)

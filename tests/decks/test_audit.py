@@ -1,0 +1,129 @@
+"""`decks audit`: every rule of issue 12 measured, each check able to fail, the bundled decks passing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from studytool.cli import app
+from studytool.config import Settings
+from studytool.decks.audit import MAX_FIXED_NUMERIC, audit, item_stats, near_duplicates
+from studytool.decks.loader import load_decks
+from studytool.decks.model import Card, Deck
+
+CHOICE = {"q": "变长文本通常用哪种归一化？", "options": ["BatchNorm", "LayerNorm", "GroupNorm", "不用归一化"], "answer": "B"}
+TF = {"statement": "LayerNorm 跨 batch 统计。", "answer": False, "opposite": "LayerNorm 只在单个样本内统计。"}
+
+
+def deck(*cards: Card) -> Deck:
+    return Deck("t", "test", "tests", cards)
+
+
+def card(card_id: str, kind: str, **body) -> Card:
+    return Card("t", card_id, kind, "layernorm", body=body)
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return load_decks(Settings())
+
+
+def test_the_bundled_decks_pass_their_own_audit(bundled):
+    result = audit(bundled)
+    assert result.checks == {check: True for check in result.checks}, result.to_json()
+    assert result.fixed_numeric <= MAX_FIXED_NUMERIC
+
+
+def test_shuffled_choices_spread_the_right_letter_and_move():
+    result = audit([deck(*(card(f"c{i}", "choice", **CHOICE) for i in range(10)))])
+    shares = result.decks[0].letter_share
+    assert set(shares) == {"A", "B", "C", "D"} and max(shares.values()) <= 0.4
+    assert result.checks["answer_position"] and result.checks["choices_move"]
+
+
+def test_a_choice_card_whose_right_answer_never_moves_fails():
+    pinned = card("pinned", "choice", **CHOICE, pin=["A", "B", "C", "D"])
+    result = audit([deck(pinned)])
+    assert result.decks[0].fixed_choice == ["pinned"]
+    assert not result.checks["choices_move"] and not result.checks["answer_position"]   # B every time
+
+
+def test_true_false_balance_is_measured_and_can_fail():
+    balanced = audit([deck(*(card(f"tf{i}", "truefalse", **TF) for i in range(5)))])
+    assert 0.35 <= balanced.decks[0].true_share <= 0.65 and balanced.checks["true_false_balance"]
+    one_showing = audit([deck(card("tf", "truefalse", **TF))], seeds=1)
+    assert one_showing.decks[0].true_share in (0.0, 1.0) and not one_showing.checks["true_false_balance"]
+
+
+def test_fixed_numeric_cards_are_counted():
+    numbers = [card(f"n{i}", "number", q=f"d_model = {i}，多少？", answer=i) for i in range(MAX_FIXED_NUMERIC + 1)]
+    result = audit([deck(*numbers)])
+    assert result.fixed_numeric == MAX_FIXED_NUMERIC + 1 and not result.checks["fixed_numeric"]
+
+
+def test_a_shape_question_without_sizes_fails():
+    result = audit([deck(card("s", "shape", q="注意力分数的形状是？", answer=[32, 8, 10, 10]))])
+    assert result.decks[0].no_sizes == ["s"] and not result.checks["sizes_given"]
+
+
+def test_generated_cards_that_cannot_vary_fail_unless_small_by_nature():
+    pinned = card("g", "generated", generator="layer_norm", params={"ask": "mean", "x": [1, 2, 3, 4]})
+    axis = card("a", "generated", generator="batch_norm", params={"ask": "axis"})
+    result = audit([deck(pinned, axis)])
+    assert result.decks[0].few_answers == {"g": 1}
+    assert not result.checks["generated_vary"]
+
+
+def test_a_pinned_draw_that_a_wrong_method_also_answers_is_named():
+    # shift 0: "add the shift to LN(x)" gives the right answer, so the mistake passes on every showing
+    shifted = card("inv", "generated", generator="layer_norm",
+                   params={"ask": "invariance", "x": [1, 2, 3, 4], "scale": 2, "shift": 0})
+    result = audit([deck(shifted)], seeds=5)
+    assert result.decks[0].coincidences == {"inv": 5} and not result.checks["wrong_methods_caught"]
+
+
+def test_near_duplicates_same_generator_and_params_or_same_answer_and_words():
+    twin = {"generator": "layer_norm", "params": {"ask": "output"}}
+    cards = [card("g1", "generated", **twin, example={"x": [1, 2, 3, 4]}),
+             card("g2", "generated", **twin, example={"x": [2, 4, 6, 8]}),
+             card("other", "generated", generator="layer_norm", params={"ask": "mean"}),
+             card("v", "vector", q="对一个 token 的表示 [1, 2, 3, 4] 做 LayerNorm，结果是？",
+                  answer=[-1.3416, -0.4472, 0.4472, 1.3416]),
+             card("v2", "vector", q="对一个 token 的表示 [2, 4, 6, 8] 做 LayerNorm，结果是？",
+                  answer=[-1.3416, -0.4472, 0.4472, 1.3416])]
+    pairs = {(a.split("/")[1], b.split("/")[1]) for a, b, _ in near_duplicates(cards)}
+    assert ("g1", "g2") in pairs and ("v", "v2") in pairs
+    assert not any("other" in pair for pair in pairs)
+
+
+def test_item_statistics_from_the_log():
+    d = deck(card("easy", "choice", **CHOICE), card("hard", "choice", **CHOICE))
+    log = [{"card": "t/easy", "correct": True, "duration_ms": ms, "params": {}} for ms in (2000, 4000, 9000)]
+    log += [{"card": "t/hard", "correct": ok, "duration_ms": 5000, "params": {"hinted": hinted}}
+            for ok, hinted in ((False, False), (False, True), (False, True))]
+    stats = {s.card: s for s in item_stats(d, log)}
+    assert (stats["t/easy"].share_right, stats["t/easy"].median_seconds, stats["t/easy"].always_right) == (1.0, 4.0, True)
+    assert (stats["t/hard"].share_right, stats["t/hard"].hinted, stats["t/hard"].hint_never_helps) == (0.0, 2, True)
+    assert not stats["t/easy"].hint_never_helps and not stats["t/hard"].always_right
+
+
+def test_cli_json_and_exit_code(tmp_path):
+    result = CliRunner().invoke(app, ["decks", "audit", "p47-encoder", "--json"], env={"STUDYTOOL_HOME": str(tmp_path)})
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["passed"] is True and [d["deck"] for d in document["decks"]] == ["p47-encoder"]
+    assert not (tmp_path / "studytool.db").exists()   # only reads
+
+
+def test_cli_text_lists_every_check(tmp_path):
+    result = CliRunner().invoke(app, ["decks", "audit", "extra-interview"], env={"STUDYTOOL_HOME": str(tmp_path)})
+    assert result.exit_code == 0, result.output
+    assert "true/false statements are true in 35-65% of showings" in result.stdout
+    assert "audit passed" in result.stdout
+
+
+def test_cli_unknown_deck_is_one_line(tmp_path):
+    result = CliRunner().invoke(app, ["decks", "audit", "nope"], env={"STUDYTOOL_HOME": str(tmp_path)})
+    assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
