@@ -115,8 +115,8 @@ def test_explain_without_a_topic_lists_all_topics_with_aliases():
 
 def test_group_headings_are_interface_text_in_the_interface_language():
     headings = {"en": ["Task and big picture", "Input layer", "Attention", "Encoder", "Decoder",
-                       "Shapes, compute and parameters"],
-                "zh": ["任务与全局", "输入层", "注意力", "Encoder", "Decoder", "形状、计算量与参数量"]}
+                       "Shapes, compute and parameters", "Beyond the notes: what interviewers ask next"],
+                "zh": ["任务与全局", "输入层", "注意力", "Encoder", "Decoder", "形状、计算量与参数量", "笔记之外：面试追问"]}
     for lang, expected in headings.items():
         result = runner.invoke(app, ["--lang", lang, "explain"])
         assert result.exit_code == 0, result.output
@@ -151,12 +151,12 @@ def test_chinese_headings_use_full_width_punctuation():
     """Chinese text takes （…；…） and ：, not the half-width (…; …) and : of the English source."""
     out = runner.invoke(app, ["--lang", "zh", "explain", "attention"], env={"COLUMNS": "120"}).stdout
     lines = [line.strip(" │") for line in out.splitlines()]
-    assert "算例（笔记原题数字；生成器 attention_scores）" in lines
+    assert "算例（固定数字；生成器 attention_scores）" in lines
     assert any(line.startswith("别名：scaled dot-product attention") for line in lines)
     assert "解答：" in lines and any(line.startswith("答案：[") for line in lines)
     assert "练习这些卡片：studytool quiz --topic attention" in lines
     english = runner.invoke(app, ["--lang", "en", "explain", "attention"], env={"COLUMNS": "120"}).stdout
-    assert "Worked example (the notes' own numbers; generator attention_scores)" in english
+    assert "Worked example (pinned numbers; generator attention_scores)" in english
     assert "Also: scaled" in english and "  Answer: [" in english
 
 
@@ -181,7 +181,8 @@ def test_choice_options_are_lettered_and_sequence_items_numbered():
 def test_explain_says_what_a_topic_needs_and_what_builds_on_it():
     lines = runner.invoke(app, ["explain", "attention"], env={"COLUMNS": "200"}).stdout.splitlines()
     assert "Needs: softmax" in lines
-    assert "Builds on it: multi-head, padding-mask, causal-mask, cross-attention" in lines
+    assert ("Builds on it: multi-head, padding-mask, causal-mask, cross-attention, qk-projections, attention-vs-rnn, "
+            "additive-attention") in lines
     seq2seq = runner.invoke(app, ["--lang", "zh", "explain", "seq2seq"], env={"COLUMNS": "200"}).stdout
     assert "需要先学：无" in seq2seq.splitlines()
 

@@ -130,7 +130,7 @@ def test_usage_errors_speak_chinese_with_lang_zh(env, args, error):
 def test_an_unknown_deck_is_reported_in_chinese(env, command):
     result = CliRunner().invoke(app, ["--lang", "zh", *command])
     assert result.exit_code == 1
-    assert result.stderr == "studytool: 没有卡组 'nope'；现有卡组：extra-interview, p47-encoder, transformer-arch\n"
+    assert result.stderr == "studytool: 没有卡组 'nope'；现有卡组：extra-interview, interview-next, p47-encoder, transformer-arch\n"
 
 
 def test_unknown_tag_speaks_the_interface_language(tmp_path):

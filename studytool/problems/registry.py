@@ -86,7 +86,7 @@ class Generator:
             if (again.prompt, again.answer) == (variant.prompt, variant.answer):
                 break            # everything pinned: no other draw exists
             variant = again
-        return replace(variant, generator=self.name)   # kept with its hints, so `decks audit` can name the card
+        return replace(variant, generator=self.name, hints=_telling(variant))
 
     def example(self) -> Variant:
         """The notes' own numbers."""
@@ -102,6 +102,13 @@ def _caught_by_a_hint(variant: Variant) -> bool:
     from studytool.problems.answers import matches
 
     return any(matches(variant, hint.answer) for hint in variant.hints)
+
+
+def _telling(variant: Variant) -> tuple:
+    """The hints that can fire: one whose wrong answer is also the right one is never shown."""
+    from studytool.problems.answers import matches
+
+    return tuple(hint for hint in variant.hints if not matches(variant, hint.answer))
 
 
 _loaded: dict[str, Callable[..., Variant]] = {}
@@ -196,6 +203,11 @@ def tokens(min_len: int, max_len: int) -> Check:
         return None
 
     return check
+
+
+def _temperature(value: Any) -> str | None:
+    # below 0.05 the scaled logits overflow exp() long before the answer says anything new
+    return None if _is_number(value) and 0.05 <= value <= 100 else f"expected a number in 0.05..100, got {value!r}"
 
 
 def text(value: Any) -> str | None:
@@ -493,6 +505,72 @@ _GENERATORS: tuple[Generator, ...] = (
         {"batch": 32, "seq_len": 10, "d_model": 512, "n_heads": 8, "ask": "scores"},
         "studytool.problems.cost:attention_cost",
         (_divisible,),
+    ),
+)
+
+# What interviewers ask next (the interview-next deck): KV cache, tied embeddings, the whole model, warm-up, temperature.
+_GENERATORS += (
+    Generator(
+        "kv_cache",
+        "KV-cache memory 2 * layers * B * L * d_model * bytes: the whole cache in MiB, or one more token in KiB.",
+        _params(
+            Param("num_layers", "decoder layers (default: drawn from 6, 12, 24, 32)", None, int_in(1, 1000)),
+            Param("batch", "sequences decoded together (default: drawn from 1, 2, 4, 8)", None, int_in(1, 4096)),
+            Param("seq_len", "tokens cached per sequence (default: drawn from 512..4096)", None, int_in(1, 1_000_000)),
+            Param("d_model", "model width (default: drawn from 512..4096)", None, int_in(1, 100_000)),
+            Param("bytes_per_value", "bytes per stored number: 1 int8, 2 fp16/bf16, 4 fp32 (default: drawn 2 or 4)",
+                  None, lambda v: None if _is_int(v) and v in (1, 2, 4) else f"expected 1, 2 or 4, got {v!r}"),
+            _ask("total", "per_token"),
+        ),
+        {"num_layers": 12, "batch": 1, "seq_len": 1024, "d_model": 768, "bytes_per_value": 2, "ask": "total"},
+        "studytool.problems.kvcache:kv_cache",
+    ),
+    Generator(
+        "tied_embeddings",
+        "Parameters saved by tying the (V, d) matrices: encoder-decoder 3 -> 1, decoder-only 2 -> 1.",
+        _params(
+            Param("vocab", "vocabulary size V (default: drawn from 8000..50000)", None, int_in(1, 10_000_000)),
+            Param("d_model", "model width (default: drawn from 256..1024)", None, int_in(1, 100_000)),
+            _ask("encoder_decoder", "decoder_only"),
+        ),
+        {"vocab": 37000, "d_model": 512, "ask": "encoder_decoder"},
+        "studytool.problems.model_size:tied_embeddings",
+    ),
+    Generator(
+        "transformer_params",
+        "The whole encoder-decoder Transformer in millions (nn.Transformer + embeddings + output): base ~ 63.1M.",
+        _params(
+            Param("vocab", "shared vocabulary size V (default: drawn from 8000..37000)", None, int_in(1, 10_000_000)),
+            _SIZES["d_model"], _SIZES["n_heads"],
+            Param("num_layers", "layers N of each stack (default: drawn from 2..12)", None, int_in(1, 1000)),
+            _ask("tied", "untied"),
+        ),
+        {"vocab": 37000, "d_model": 512, "n_heads": 8, "num_layers": 6, "ask": "tied"},
+        "studytool.problems.model_size:transformer_params",
+        (_divisible,),
+    ),
+    Generator(
+        "warmup_lr",
+        "The paper's schedule lr = d^-0.5 * min(s^-0.5, s * warmup^-1.5): lr at step s, or the peak, x 1e-4.",
+        _params(
+            Param("d_model", "model width (default: drawn from 256..1024)", None, int_in(1, 100_000)),
+            Param("warmup", "warm-up steps (default: drawn from 1000..8000)", None, int_in(1, 1_000_000)),
+            Param("step", "training step s for ask=lr (default: drawn around warmup)", None, int_in(1, 10_000_000)),
+            _ask("lr", "peak"),
+        ),
+        {"d_model": 512, "warmup": 4000, "ask": "peak"},
+        "studytool.problems.training:warmup_lr",
+    ),
+    Generator(
+        "temperature_softmax",
+        "Sampling at temperature T: softmax(z / T) of next-token logits, or the top token's probability.",
+        _params(
+            Param("logits", "the logits z, pinned (default: drawn, distinct integers)", None, numbers(2, 6, lo=-20, hi=20)),
+            Param("temperature", "T in 0.05..100 (default: drawn from 0.25, 0.5, 2, 4)", None, _temperature),
+            _ask("vector", "top"),
+        ),
+        {"logits": [2, 1, 0], "temperature": 0.5, "ask": "vector"},
+        "studytool.problems.decoding:temperature_softmax",
     ),
 )
 

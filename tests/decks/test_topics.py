@@ -10,6 +10,9 @@ CONTRACT_IDS = {
     "seq2seq", "encoder", "encoder-block", "residual", "layernorm", "bn-vs-ln", "post-pre-ln", "bert",
     "shapes-cost", "param-count", "embedding", "positional-encoding", "attention", "softmax", "multi-head",
     "padding-mask", "causal-mask", "teacher-forcing", "cross-attention", "decoder", "ffn", "architecture",
+    # beyond the notes: what interviewers ask next (the interview-next deck)
+    "qk-projections", "attention-vs-rnn", "kv-cache", "model-families", "embedding-tying", "model-size",
+    "training-recipe", "additive-attention", "modern-decoder", "decoding",
 }
 
 TOPICS = load_topics()

@@ -182,12 +182,43 @@ def attention_cost(p, v):
     return {"scores": b * h * n * n * (d // h), "projection": b * n * d * d, "crossover": d, "block": 6 * d}[p["ask"]]
 
 
+def kv_cache(p, v):
+    numbers = 2 * p["num_layers"] * p["d_model"] * p["bytes_per_value"]   # K and V, every layer, one token
+    return {"total": numbers * p["batch"] * p["seq_len"] / 2**20, "per_token": numbers / 1024}[p["ask"]]
+
+
+def tied_embeddings(p, v):
+    return {"encoder_decoder": 2 * p["vocab"] * p["d_model"], "decoder_only": p["vocab"] * p["d_model"]}[p["ask"]]
+
+
+def transformer_params(p, v):
+    d, n, vocab = p["d_model"], p["num_layers"], p["vocab"]
+    attention, ffn, norm = 4 * d * d + 4 * d, 2 * d * 4 * d + 4 * d + d, 2 * d
+    stacks = n * (attention + ffn + 2 * norm) + n * (2 * attention + ffn + 3 * norm) + 2 * norm
+    embeddings = vocab * d if p["ask"] == "tied" else 3 * vocab * d
+    return (stacks + embeddings + vocab) / 1e6   # + the output layer's bias
+
+
+def warmup_lr(p, v):
+    d, w = p["d_model"], p["warmup"]
+    s = w if p["ask"] == "peak" else p["step"]
+    return 1e4 / math.sqrt(d) * min(1 / math.sqrt(s), s / w**1.5)
+
+
+def temperature_softmax(p, v):
+    z = [x / p["temperature"] for x in p["logits"]]
+    e = [math.exp(x - max(z)) for x in z]
+    probs = [x / sum(e) for x in e]
+    return probs if p["ask"] == "vector" else max(probs)
+
+
 INDEPENDENT = {
     "layer_norm": layer_norm, "batch_norm": batch_norm, "positional_encoding": positional_encoding,
     "softmax": softmax_, "attention_scores": attention_scores, "multi_head_shapes": multi_head_shapes,
     "causal_mask": causal_mask, "padding_mask": padding_mask, "teacher_forcing": teacher_forcing,
     "cross_attention_shapes": cross_attention_shapes, "ffn_shapes": ffn_shapes, "param_count": param_count,
-    "attention_cost": attention_cost,
+    "attention_cost": attention_cost, "kv_cache": kv_cache, "tied_embeddings": tied_embeddings,
+    "transformer_params": transformer_params, "warmup_lr": warmup_lr, "temperature_softmax": temperature_softmax,
 }
 
 
@@ -208,7 +239,7 @@ def agrees(v: Variant, expected) -> bool:
 
 
 def perturbed(v: Variant) -> str:
-    step = 0.01 if v.tolerance is not None else 1
+    step = max(0.01, 3 * v.tolerance.abs) if v.tolerance is not None else 1   # outside a coarse tolerance too
     if v.kind == "scalar":
         return format_answer(Variant(v.prompt, "scalar", v.answer + step, v.tolerance))
     if v.kind == "vector":
@@ -317,3 +348,53 @@ def test_the_crossover_solution_uses_only_the_questions_numbers():
     notes = generator.draw(np.random.default_rng(0), ask="crossover", batch=1, seq_len=20, d_model=512, n_heads=8)
     assert notes.answer == 512  # B·L²·d = B·L·d² at L = d
     assert not any("20" in step for step in notes.solution)
+
+
+# --- what interviewers ask next: against PyTorch and the paper's own numbers --------------------
+
+
+def test_the_base_model_count_is_torchs_transformer_plus_one_shared_embedding():
+    torch = pytest.importorskip("torch")
+    body = sum(p.numel() for p in torch.nn.Transformer(512, 8, 6, 6, 2048).parameters())   # 44,140,544
+    vocab = 37000
+    v = registry.get("transformer_params").example()
+    assert v.answer * 1e6 == pytest.approx(body + vocab * 512 + vocab)   # one (V, d) matrix + the output bias
+    assert grade(v, "63.1").correct and not grade(v, "65").correct     # the paper's Table 3 rounds it to 65M
+
+
+def test_the_warmup_peak_is_the_papers():
+    v = registry.get("warmup_lr").example()             # d_model 512, warmup 4000
+    assert v.answer == pytest.approx(6.9877, abs=1e-4)   # 512^-0.5 · 4000^-0.5 = 6.9877e-4
+    late = registry.get("warmup_lr").draw(np.random.default_rng(0), d_model=512, warmup=4000, step=16000, ask="lr")
+    assert late.answer == pytest.approx(v.answer / 2)   # four times the warm-up: half the peak (1/sqrt(s))
+
+
+def test_temperature_softmax_is_torchs():
+    torch = pytest.importorskip("torch")
+    for t in (0.25, 0.5, 2.0, 4.0):
+        v = registry.get("temperature_softmax").draw(np.random.default_rng(1), logits=[3, -1, 0, 2], temperature=t,
+                                                     ask="vector")
+        expected = torch.softmax(torch.tensor([3.0, -1.0, 0.0, 2.0], dtype=torch.float64) / t, dim=0).tolist()
+        assert v.answer == pytest.approx(tuple(expected), abs=1e-12)
+
+
+def test_the_kv_cache_of_gpt2_small_is_36_mib():
+    v = registry.get("kv_cache").example()              # 12 layers, d 768, B 1, L 1024, fp16
+    assert v.answer == 2 * 12 * 1 * 1024 * 768 * 2 / 2**20 == 36
+
+
+def test_worked_solutions_name_the_engine_steps_in_the_interface_language(monkeypatch):
+    from studytool.i18n import set_language
+
+    english = ("projection", "split heads", "transpose heads", "softmax over keys", "FFN expand", "add & norm")
+    try:
+        set_language("zh")
+        for name in ("multi_head_shapes", "cross_attention_shapes", "ffn_shapes"):
+            for seed in range(40):
+                steps = " ".join(registry.get(name).draw(np.random.default_rng(seed)).solution)
+                assert not any(word in steps for word in english), (name, seed, steps)
+        set_language("en")
+        steps = registry.get("multi_head_shapes").draw(np.random.default_rng(0), ask="output").solution
+        assert any("Q projection" in step for step in steps)
+    finally:
+        set_language(None)

@@ -31,6 +31,9 @@ VALUES = {
     "target": st.lists(st.sampled_from(["我", "爱", "AI", "深度", "学习", "狗", "猫"]), min_size=1, max_size=7,
                        unique=True),
     "source": st.sampled_from(["I love AI", "deep learning"]), "convention": st.sampled_from(["notes", "full"]),
+    "bytes_per_value": st.integers(0, 5), "warmup": st.integers(0, 10_000), "step": st.integers(0, 100_000),
+    "logits": st.lists(st.integers(-25, 25), min_size=1, max_size=7),
+    "temperature": st.floats(-1, 10) | st.sampled_from([0.25, 0.5, 2.0]),
 }
 
 

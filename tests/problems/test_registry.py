@@ -1,4 +1,4 @@
-"""The registry: the 13 names decks refer to, typed parameters, validation."""
+"""The registry: the 18 names decks refer to, typed parameters, validation."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ CONTRACT_NAMES = {
     "layer_norm", "batch_norm", "positional_encoding", "softmax", "attention_scores", "multi_head_shapes",
     "causal_mask", "padding_mask", "teacher_forcing", "cross_attention_shapes", "ffn_shapes", "param_count",
     "attention_cost",
+    # what interviewers ask next (the interview-next deck)
+    "kv_cache", "tied_embeddings", "transformer_params", "warmup_lr", "temperature_softmax",
 }
 
 

@@ -64,7 +64,7 @@ def _steps(example: Example) -> Group:
 
 def _example(example: Example) -> Group:
     source = (
-        _("the notes' own numbers") if example.seed is None
+        _("pinned numbers") if example.seed is None   # the topic's own example; not every one is from the notes
         else _("fresh variant, seed {seed}").format(seed=example.seed)
     )
     parts = [

@@ -1,0 +1,57 @@
+"""KV-cache memory: 2 (K and V) · layers · B · L · d_model · bytes per value, from the engine."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from studytool import engine
+from studytool.problems.drawing import FOUR_DECIMALS, big, num, pick
+from studytool.problems.variant import Hint, Variant
+
+ASKS = ("total", "per_token")
+
+MIB = 2**20
+KIB = 2**10
+_PRECISION = {2: "fp16/bf16", 4: "fp32", 1: "int8"}
+
+
+def kv_cache(rng: np.random.Generator, *, num_layers, batch, seq_len, d_model, bytes_per_value, ask) -> Variant:
+    """KV-cache size (params: num_layers, batch, seq_len, d_model, bytes_per_value, ask).
+
+    ask=total: the whole cache in MiB; ask=per_token: what one more token adds, in KiB.
+    Example: GPT-2 small (12 layers, d_model 768), B=1, L=1024, fp16: 36 MiB.
+    """
+    ask = ask or pick(rng, ASKS)
+    layers = num_layers if num_layers is not None else pick(rng, (6, 12, 24, 32))
+    d = d_model if d_model is not None else pick(rng, (512, 768, 1024, 2048, 4096))
+    b = batch if batch is not None else pick(rng, (1, 2, 4, 8))
+    length = seq_len if seq_len is not None else pick(rng, (512, 1024, 2048, 4096))
+    width = bytes_per_value if bytes_per_value is not None else pick(rng, (2, 4))
+    params = {"num_layers": layers, "batch": b, "seq_len": length, "d_model": d, "bytes_per_value": width, "ask": ask}
+    total = engine.kv_cache_bytes(layers, b, length, d, width)
+    per_token = engine.kv_cache_bytes(layers, 1, 1, d, width)   # one more token of one sequence
+    head = (f"一个 decoder-only 模型：{layers} 层，d_model = {d}，按 {_PRECISION[width]} 存储（每个数 {width} 字节）。"
+            "生成时每层缓存所有已处理 token 的 K 和 V（多头合起来每个 token 各 d_model 个数）。")
+    store = f"每层每个 token 存 K、V 各 d_model = {d} 个数：2 × {d} = {2 * d} 个数"
+    if ask == "per_token":
+        steps = (store, f"× {layers} 层 × {width} 字节 = {big(per_token)} 字节",
+                 f"{big(per_token)} / 1024 = {num(per_token / KIB)} KiB")
+        hints = (Hint(per_token / 2 / KIB, "K 和 V 都要存：乘 2。"),
+                 Hint(per_token / layers / KIB, f"每一层都有自己的 K、V：乘层数 {layers}。"),
+                 Hint(per_token / width / KIB, f"问的是字节：每个数 {width} 字节。"))
+        return Variant(head + "序列每多一个 token，KV cache 增加多少 KiB（1 KiB = 1024 字节）？", "scalar",
+                       per_token / KIB, FOUR_DECIMALS, steps, _wrong(hints, per_token / KIB), params=params)
+    steps = (store, f"× {layers} 层 × batch {b} × 序列长 {length} = {big(total // width)} 个数",
+             f"× {width} 字节 = {big(total)} 字节 = {big(total)} / 2²⁰ = {num(total / MIB)} MiB",
+             "公式：2 · 层数 · B · L · d_model · 每个数的字节数")
+    hints = (Hint(total / 2 / MIB, "K 和 V 都要存：乘 2。"),
+             Hint(total / layers / MIB, f"每一层都有自己的 K、V：乘层数 {layers}。"),
+             Hint(total / width / MIB, f"问的是字节数：每个数 {width} 字节。"),
+             Hint(total / b / MIB, f"batch 里 {b} 条序列各有自己的缓存。"))
+    return Variant(head + f"batch B = {b}、序列长 L = {length} 时，整个 KV cache 占多少 MiB（1 MiB = 2²⁰ 字节）？",
+                   "scalar", total / MIB, FOUR_DECIMALS, steps, _wrong(hints, total / MIB), params=params)
+
+
+def _wrong(hints: tuple[Hint, ...], answer: float) -> tuple[Hint, ...]:
+    """Only the hints whose wrong answer differs from the right one (B = 1 makes 'forgot the batch' right)."""
+    return tuple(hint for hint in hints if abs(hint.answer - answer) > 1e-9)

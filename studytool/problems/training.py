@@ -1,0 +1,54 @@
+"""The paper's learning-rate schedule: linear warm-up, then decay with the inverse square root of the step."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from studytool.problems.drawing import FOUR_DECIMALS, num, pick
+from studytool.problems.variant import Hint, Variant
+
+ASKS = ("lr", "peak")
+
+_RULE = "lr(s) = d_model^(−0.5) · min(s^(−0.5), s · warmup^(−1.5))"
+
+
+def noam_lr(step: int, d_model: int, warmup: int) -> float:
+    """Attention Is All You Need, eq. (3): rises linearly for `warmup` steps, then falls as 1/sqrt(step)."""
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+def warmup_lr(rng: np.random.Generator, *, d_model, warmup, step, ask) -> Variant:
+    """The learning rate at step s, in units of 1e-4 (params: d_model, warmup, step, ask).
+
+    The paper's base model: d_model=512, warmup=4000; its peak, at s = warmup, is 6.9877e-4.
+    """
+    ask = ask or pick(rng, ASKS)
+    d = d_model if d_model is not None else pick(rng, (256, 512, 768, 1024))
+    w = warmup if warmup is not None else pick(rng, (1000, 2000, 4000, 8000))
+    params = {"d_model": d, "warmup": w, "ask": ask}
+    head = f"原论文的学习率调度：{_RULE}，d_model = {d}，warmup = {w}。"
+    if ask == "peak":
+        peak = noam_lr(w, d, w)
+        steps = (f"s < warmup 时 s · warmup^(−1.5) 更小，lr 线性上升；s > warmup 时 s^(−0.5) 更小，lr 按 1/√s 下降",
+                 f"两者在 s = warmup = {w} 相等，此处最大：lr = {d}^(−0.5) · {w}^(−0.5)",
+                 f"= {d ** -0.5:.6f} × {w ** -0.5:.6f} = {peak:.6e} = {num(peak * 1e4)} × 10⁻⁴")
+        hints = (Hint(d**-0.5 * 1e4, "还要乘 warmup^(−0.5)：峰值在 s = warmup 处。"),
+                 Hint(w**-0.5 * 1e4, "别漏了 d_model^(−0.5) 这个因子。"))
+        return Variant(head + "学习率的峰值是多少？写成 × 10⁻⁴ 的系数（例如 6.9877 表示 6.9877 × 10⁻⁴）。", "scalar",
+                       peak * 1e4, FOUR_DECIMALS, steps, hints, params=params)
+    s = step if step is not None else int(pick(rng, (w // 4, w // 2, 2 * w, 4 * w, 10 * w)))
+    params["step"] = s
+    lr = noam_lr(s, d, w)
+    rising = s * w**-1.5 <= s**-0.5
+    branch = (f"s = {s} ≤ warmup，取 s · warmup^(−1.5) = {s * w ** -1.5:.6e}（预热阶段，线性上升）" if rising else
+              f"s = {s} > warmup，取 s^(−0.5) = {s ** -0.5:.6e}（按 1/√s 衰减）")
+    steps = (f"d_model^(−0.5) = {d}^(−0.5) = {d ** -0.5:.6f}", branch,
+             f"lr = {d ** -0.5:.6f} × {min(s ** -0.5, s * w ** -1.5):.6e} = {lr:.6e} = {num(lr * 1e4)} × 10⁻⁴")
+    other = d**-0.5 * max(s**-0.5, s * w**-1.5)
+    hints = (Hint(other * 1e4, "min 取小的那一项：预热阶段用 s · warmup^(−1.5)，之后用 s^(−0.5)。"),
+             Hint(min(s**-0.5, s * w**-1.5) * 1e4, "别漏了 d_model^(−0.5) 这个因子。"))
+    return Variant(head + f"第 s = {s} 步的学习率是多少？写成 × 10⁻⁴ 的系数（例如 6.9877 表示 6.9877 × 10⁻⁴）。",
+                   "scalar", lr * 1e4, FOUR_DECIMALS, steps, tuple(h for h in hints if not math.isclose(h.answer, lr * 1e4)),
+                   params=params)
