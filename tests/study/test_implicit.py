@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from datetime import datetime, timedelta, timezone
 
 import pytest
 from study_fakes import Clock, Recorder, Script, number
+from typer.testing import CliRunner
 
+from studytool.cli import app
 from studytool.decks.model import Deck
 from studytool.study import settings
 from studytool.study.days import Days
@@ -113,6 +116,20 @@ def test_a_wrong_answer_pulls_the_prerequisite_due_to_tomorrow_and_leaves_its_me
     assert [(card, rating, correct) for card, rating, correct, _p in implicit_rows(store)] == [("d/sm", 1, 0)]
 
 
+def test_a_miss_pulls_one_card_a_prerequisite_topic_the_one_due_soonest(store):
+    now = T0 + timedelta(days=20)
+    second = number("sm2", 4, "softmax")
+    deck = Deck(deck="d", title="d", source="", cards=(SOFTMAX, second, ATTENTION))
+    put(store, "d/sm", "softmax", 10.0, now - timedelta(days=6), now + timedelta(days=4))
+    put(store, "d/sm2", "softmax", 10.0, now - timedelta(days=6), now + timedelta(days=3))   # due sooner
+    put(store, "d/at", "attention", 3.0, now - timedelta(days=3), now)
+    settings.put(store, "relearning_steps", "")
+    review(store, [deck], ask=Script(["9"]), view=Recorder(), clock=Clock(now), fuzz=False, rng=random.Random(0))
+    assert store.schedule("d/sm2").due == UTC_DAYS.start_of(now + timedelta(days=1))
+    assert store.schedule("d/sm").due == UTC_DAYS.start_of(now + timedelta(days=4))   # left alone
+    assert [card for card, *_rest in implicit_rows(store)] == ["d/sm2"]
+
+
 def test_no_credit_for_a_prerequisite_due_today_or_reviewed_today_and_at_most_one_a_day(store):
     now = T0 + timedelta(days=20)
     put(store, "d/sm", "softmax", 10.0, now - timedelta(days=6), now)       # due today: FSRS asks it today
@@ -145,3 +162,58 @@ def test_undo_takes_the_credit_back_with_the_answer(store):
     session.run()
     assert store.schedule("d/sm") == before and implicit_rows(store) == []
 
+
+# --- through the command line, day by day on STUDYTOOL_NOW -------------------------------------------
+
+DECK_YAML = """\
+deck: chain
+title: 链
+source: 测试
+cards:
+  - id: sm
+    kind: number
+    topic: softmax
+    q: 4?
+    answer: 4
+"""
+ATTENTION_YAML = """\
+  - id: at
+    kind: number
+    topic: attention
+    q: 2?
+    answer: 2
+"""
+
+
+def run(home, when: str, *args, input: str = ""):
+    env = {"STUDYTOOL_HOME": str(home), "STUDYTOOL_NOW": when, "STUDYTOOL_LANG": "en", "TZ": "UTC"}
+    result = CliRunner().invoke(app, ["--deck-path", str(home / "chain.yaml"), *args], input=input, env=env)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def log(home):
+    with sqlite3.connect(home / "studytool.db") as con:
+        return con.execute("SELECT card, mode, time FROM reviews ORDER BY id").fetchall()
+
+
+@pytest.mark.parametrize("credit", ["on", "off"])
+def test_day_by_day_the_attention_card_credits_the_softmax_card_unless_switched_off(tmp_path, credit):
+    home = tmp_path
+    (home / "chain.yaml").write_text(DECK_YAML, encoding="utf-8")
+    run(home, "2026-03-02T09:00:00+00:00", "config", "learning_steps", "")   # graduate at once: review cards
+    run(home, "2026-03-02T09:00:00+00:00", "config", "implicit_credit", credit)
+    run(home, "2026-03-02T09:00:00+00:00", "review", "--deck", "chain", input="4\n")            # day 0: softmax
+    with sqlite3.connect(home / "studytool.db") as con:
+        due_before = con.execute("SELECT due FROM cards WHERE key = 'chain/sm'").fetchone()[0]
+    (home / "chain.yaml").write_text(DECK_YAML + ATTENTION_YAML, encoding="utf-8")
+    run(home, "2026-03-03T09:00:00+00:00", "review", "--deck", "chain", input="2\n")            # day 1: attention, new
+    with sqlite3.connect(home / "studytool.db") as con:
+        due_after = con.execute("SELECT due FROM cards WHERE key = 'chain/sm'").fetchone()[0]
+    modes = [(card, mode) for card, mode, _time in log(home)]
+    if credit == "on":
+        assert modes == [("chain/sm", "review"), ("chain/at", "review"), ("chain/sm", "implicit")]
+        assert due_after > due_before
+    else:
+        assert modes == [("chain/sm", "review"), ("chain/at", "review")]
+        assert due_after == due_before
