@@ -70,8 +70,8 @@ def integrity_problems(db: Path) -> list[str]:
     return [] if found == ["ok"] else found
 
 
-def backups(db: Path) -> list[Backup]:
-    """The backups of `db`, newest first."""
+def backups(db: Path, *, count: bool = True) -> list[Backup]:
+    """The backups of `db`, newest first; `count=False` skips opening each to count its answers."""
     folder = folder_for(db)
     try:
         names = os.listdir(folder)
@@ -83,7 +83,7 @@ def backups(db: Path) -> list[Backup]:
         path = folder / name
         if match and match["stem"] == Path(db).stem and path.is_file():
             taken = datetime.strptime(match["stamp"], STAMP).replace(tzinfo=timezone.utc)
-            found.append(Backup(path, taken, path.stat().st_size, _answers(path)))
+            found.append(Backup(path, taken, path.stat().st_size, _answers(path) if count else None))
     return sorted(found, key=lambda backup: backup.time, reverse=True)
 
 
@@ -136,7 +136,7 @@ def take(db: Path, now: datetime | None = None) -> Backup:
 def ensure_daily(db: Path, now: datetime | None = None) -> Backup | None:
     """Before the day's first write: `take` a backup unless one was taken today (local time); the one taken."""
     now = now or datetime.now(timezone.utc)
-    newest = backups(db)
+    newest = backups(db, count=False)
     if newest and newest[0].time.astimezone().date() == now.astimezone().date():
         return None
     return take(db, now)
@@ -146,13 +146,14 @@ def prune(db: Path) -> list[Path]:
     """Delete the backups that are neither the newest of one of the last 7 days nor of the last 4 weeks."""
     newest_per_day: dict[object, Backup] = {}
     newest_per_week: dict[object, Backup] = {}
-    for backup in backups(db):   # newest first, so the first of each day or week is its newest
+    found = backups(db, count=False)
+    for backup in found:   # newest first, so the first of each day or week is its newest
         local = backup.time.astimezone()
         newest_per_day.setdefault(local.date(), backup)
         newest_per_week.setdefault(local.isocalendar()[:2], backup)
     keep = {b.path for b in list(newest_per_day.values())[:KEEP_DAILY]}
     keep |= {b.path for b in list(newest_per_week.values())[:KEEP_WEEKLY]}
-    dropped = [backup.path for backup in backups(db) if backup.path not in keep]
+    dropped = [backup.path for backup in found if backup.path not in keep]
     for path in dropped:
         path.unlink(missing_ok=True)
     return dropped

@@ -161,3 +161,14 @@ def test_the_planted_folder_entries_leave_the_bundled_decks_working(home):
     (home / "decks" / "loop.yaml").symlink_to(home / "decks" / "loop.yaml")
     result = studytool(home, "stats", "--json")
     assert result.returncode == 0 and Path(home / "decks" / "loop.yaml").is_symlink()
+
+
+def test_control_characters_in_typed_input_are_echoed_as_escapes(home):
+    """Piped answers are echoed in the transcript: an OSC title write or a bell must show as text."""
+    from studytool.cli.safety import visible
+
+    assert visible("\x1b]0;pwn\x07 a\tb\x9b") == "\\x1b]0;pwn\\x07 a\tb\\x9b"
+    result = studytool(home, "quiz", "--deck", "hostile", input="\x1b]0;pwn\x07 特征维\n3\n".encode())
+    assert result.returncode == 0, result.stderr
+    assert b"\x1b" not in result.stdout and b"\x07" not in result.stdout
+    assert "\\x1b]0;pwn\\x07 特征维" in result.stdout.decode()

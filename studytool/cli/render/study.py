@@ -43,7 +43,9 @@ def make_ask(console: Console, interactive: bool) -> Callable[[str], str]:
         if not line:
             raise EOFError
         line = line.rstrip("\r\n")
-        emit(console, f"[dim]{escape(prompt)}> {escape(line)}[/]")  # the transcript shows what was read
+        from studytool.cli.safety import visible
+
+        emit(console, f"[dim]{escape(prompt)}> {escape(visible(line))}[/]")  # the transcript shows what was read
         return line
 
     return read_line
