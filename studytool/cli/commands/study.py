@@ -84,7 +84,7 @@ def review_command(
 
 
 def stats_command(ctx: typer.Context, as_json: Json = False) -> None:
-    """Progress: cards per deck, true retention, answers per day, the 14-day forecast, weakest topics."""
+    """Progress: cards per deck, a 26-week calendar, the 30-day forecast, retention by week, weakest topics."""
     from studytool.config import now
 
     from studytool.cli.render.common import console, print_json
