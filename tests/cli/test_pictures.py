@@ -189,6 +189,35 @@ def studytool(*args: str, **env: str) -> subprocess.CompletedProcess:
                           capture_output=True, timeout=60)
 
 
+def on_a_terminal(*args: str, **env: str) -> str:
+    """The real program on a pseudo-terminal (colour is only ever written to a terminal)."""
+    import pty
+
+    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS")}
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "studytool", *args], env={**environment, "TERM": "xterm-256color",
+                            **env}, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    proc.wait(timeout=60)
+    return out.decode()
+
+
+def test_no_color_on_a_real_terminal_keeps_the_grid():
+    coloured = on_a_terminal("calc", "mask", "--causal", "3")
+    plain = on_a_terminal("calc", "mask", "--causal", "3", NO_COLOR="1")
+    assert COLOUR.search(coloured) and not COLOUR.search(plain)
+    assert "0 □ ■ ■" in re.sub(r"\x1b\[[0-9;]*m", "", plain)
+
+
 @pytest.mark.parametrize("args", [("calc", "mask", "--lengths", "3,5,2"), ("calc", "mask", "--causal", "5"),
                                   ("calc", "pe", "--d-model", "6", "--positions", "3", "--plot")])
 def test_the_commands_draw_in_ascii_under_an_ascii_stdout(args):
@@ -208,3 +237,37 @@ def test_a_mask_cards_worked_solution_draws_the_grid():
     out = Output("utf-8")
     render_explanation(explain("padding-mask", []), Console(file=out, width=100, color_system=None))
     assert out.getvalue().count("0 □ □ □ ■ ■") == 1 and "0 □ □ □ □ □" in out.getvalue()
+
+
+def test_quiz_feedback_draws_the_mask_of_a_padding_card():
+    from studytool.cli.render.study import TerminalView
+    from studytool.decks.model import Card
+    from studytool.problems.masks import padding_mask
+    from studytool.study.session import Result
+
+    card = Card(deck="d", id="pad", kind="generated", topic="padding-mask", body={"generator": "padding_mask"})
+    variant = padding_mask(np.random.default_rng(0), lengths=[2, 3], batch=None, max_len=3, ask="count")
+    out = Output("utf-8")
+    view = TerminalView(Console(file=out, width=60, color_system=None))
+    view.show_result(Result(card, None, variant, "2", "1", False, 1, None, review_id=1))
+    text = "\n".join(line.rstrip() for line in out.getvalue().splitlines())
+    assert "padding mask =\n" in text and "[[0, 0, 1], [0, 0, 0]]" not in text  # drawn, not written out
+    assert "sentence 0 (length 2)" in text and "0 □ □ ■" in text and "0 □ □ □" in text
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_golden_stats_screen(width):
+    from studytool.cli.render.study import show_stats
+    from studytool.study.stats import DeckCounts, Stats, WeekRetention
+
+    forecast = tuple((TODAY + timedelta(days=d), (d * 5) % 7) for d in range(30))
+    stats = Stats(decks=(DeckCounts("squares", 4, 2, 54, 3, 1),), answers_total=1234, retention=0.9,
+                  retention_reviews=30, answers_per_day=tuple(history()[-14:]), forecast=forecast[:14], weakest=(),
+                  calendar=tuple(history()), forecast_30d=forecast,
+                  retention_by_week=(WeekRetention(date(2026, 2, 16), 8, 7), WeekRetention(date(2026, 2, 23), 0, 0)))
+    out = Output("utf-8")
+    show_stats(Console(file=out, width=width, color_system=None, highlight=False), stats)
+    text = "\n".join(line.rstrip() for line in out.getvalue().splitlines())
+    assert max(cell_len(line) for line in text.splitlines()) <= width
+    assert "2026-02-23" not in text  # a week without reviews has no retention to draw
+    golden(f"stats-{width}", text)
