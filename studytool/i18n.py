@@ -530,6 +530,8 @@ ZH: dict[str, str] = {
     "{problem}; {advice}": "{problem}；{advice}",
     "give {d} decimals (your {given} rounds the same)": "请给出 {d} 位小数（你的 {given} 四舍五入后一致）",
     "close — check the rounding in the last step": "很接近——检查最后一步的舍入",
+    "former id {card!r} is the id of the card on line {line}; a card's former ids must be ids no card has now":
+        "旧 id {card!r} 是第 {line} 行那张卡片现在的 id；卡片的旧 id 必须是现在没有卡片在用的 id",
     # the engine's data-flow steps in worked solutions (problems/vocabulary.py)
     ": ": "：",
     "self-attention": "自注意力",

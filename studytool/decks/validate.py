@@ -357,7 +357,20 @@ def _cards(node: Node, deck_id: str, report: _Problems) -> list[Card]:
             report.add(where, _("duplicate card id (first used on line {line})").format(line=first_line[card_id]), card_id)
         else:
             first_line[card_id] = card_node.start_mark.line + 1
+    _check_former_ids(node, first_line, report)
     return cards
+
+
+def _check_former_ids(node: SequenceNode, first_line: dict[str, int], report: _Problems) -> None:
+    """A card's former id may not be a live card's id: that card keeps its own progress, nothing would move."""
+    for card_node in node.value:
+        former = _value_node(card_node, "formerly") if isinstance(card_node, MappingNode) else None
+        if not isinstance(former, SequenceNode):
+            continue
+        for item in former.value:
+            if isinstance(item, ScalarNode) and item.value in first_line:
+                report.add(item, _("former id {card!r} is the id of the card on line {line}; a card's former ids "
+                                   "must be ids no card has now").format(card=item.value, line=first_line[item.value]))
 
 
 def _card(node: Node, index: int, deck_id: str, report: _Problems) -> tuple[Card | None, str | None]:

@@ -6,6 +6,8 @@ import json
 import sqlite3
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from studytool.config import Settings
 from studytool.decks.loader import load_decks
 from studytool.decks.model import Card, Deck
@@ -140,3 +142,32 @@ def test_the_bundled_rename_is_declared():
     plan = renames(load_decks(Settings()))
     assert plan.decks == {OLD: "transformer-arch"}
     assert plan.target(f"{OLD}/gen-emb-params") == "transformer-arch/gen-emb-params"
+
+
+def test_merged_cards_keep_both_histories_and_the_newer_schedule(tmp_path):
+    # two old cards merged into one (formerly: [a, b]): every answer of both moves, the later-reviewed schedule stays
+    with open_store(tmp_path / "s.db") as store:
+        store.record(answer("d/a"), lambda prior: schedule(2, reviewed=0))
+        store.record(answer("d/b", minutes=9), lambda prior: schedule(6, reviewed=9))
+        moved = follow(store, [deck("d", ("ab", ("a", "b")))])
+        assert [(m.old, m.schedule) for m in moved] == [("d/a", "moved"), ("d/b", "replaced")]
+        assert store.scheduled_keys() == {"d/ab"} and store.schedule("d/ab") == schedule(6, reviewed=9)
+        assert store.answers_total() == 2 and {r[0] for r in table(store.con, "SELECT card FROM reviews")} == {"d/ab"}
+
+
+def test_a_former_id_that_is_a_live_cards_id_is_refused_by_the_check(tmp_path):
+    from studytool.decks.loader import DeckError, load_deck_file
+    from studytool.i18n import set_language
+
+    path = tmp_path / "d.yaml"
+    path.write_text("deck: d\ntitle: t\ncards:\n"
+                    "  - {id: a, kind: recall, topic: softmax, q: Q, a: A}\n"
+                    "  - {id: b, formerly: [a], kind: recall, topic: softmax, q: Q2, a: A2}\n", encoding="utf-8")
+    set_language("en")
+    try:
+        with pytest.raises(DeckError) as error:
+            load_deck_file(path)
+    finally:
+        set_language(None)
+    assert error.value.problems == [f"{path}:5:24: former id 'a' is the id of the card on line 4; "
+                                    "a card's former ids must be ids no card has now"]
