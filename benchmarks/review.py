@@ -13,6 +13,12 @@ past year. Measured, median of `--runs` after one warm-up:
 - cli: the whole `studytool review` process until the first card is on
   screen (interpreter start-up, imports and loading the 10,000-card deck
   file included), next to `studytool --version` (bare start-up).
+- Enter -> next card: inside a review session, from the moment an answer
+  line is read until the next card is rendered (grading, the logged answer
+  and the moved schedule committed, the next card chosen, posed and drawn).
+  Target: <= 50 ms median.
+- stats: `compute_stats` over a database with `--stats-answers` logged
+  answers (5x `--answers`: 1,000,000 by default). Target: <= 0.5 s.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 TARGET = 0.3  # seconds
+ENTER_TARGET = 0.05
+STATS_TARGET = 0.5
 TOPICS = ["softmax", "ffn", "attention", "layernorm", "embedding", "residual", "multi-head", "decoder",
           "causal-mask", "param-count"]
 
@@ -76,10 +84,10 @@ def first_card_in_process(db: Path, decks) -> tuple[float, float, float]:
     """Seconds for open_store, then review_queue, then posing and rendering the first card (decks loaded)."""
     from rich.console import Console
 
-    from studytool.study.session import review_queue
-    from studytool.study.store import open_store
-    from studytool.study.session import Progress
     from studytool.cli.render.study import TerminalView
+    from studytool.study.queue import review_queue
+    from studytool.study.store import open_store
+    from studytool.study.summary import Progress
 
     start = time.perf_counter()
     with open_store(db) as store:
@@ -91,6 +99,45 @@ def first_card_in_process(db: Path, decks) -> tuple[float, float, float]:
                                                             Progress(1, len(queue), again=0, repeat=False))
         shown = time.perf_counter()
     return opened - start, queued - opened, shown - queued
+
+
+def enter_to_next_card(db: Path, decks, answers: int) -> list[float]:
+    """Seconds from each typed answer to the next card on (an in-memory) screen, in one review session."""
+    from rich.console import Console
+
+    from studytool.cli.render.study import TerminalView
+    from studytool.study.session import review
+    from studytool.study.store import open_store
+
+    typed_at: list[float] = []
+    gaps: list[float] = []
+
+    class Timed(TerminalView):
+        def show_card(self, card, variant, progress):
+            super().show_card(card, variant, progress)
+            if typed_at:
+                gaps.append(time.perf_counter() - typed_at[-1])
+
+    def ask(prompt: str) -> str:
+        if len(typed_at) == answers:
+            raise EOFError
+        typed_at.append(time.perf_counter())
+        return "7"
+
+    with open_store(db) as store:
+        review(store, decks, ask=ask, view=Timed(Console(file=io.StringIO())), rng=random.Random(0))
+    return gaps
+
+
+def stats_time(db: Path, decks) -> float:
+    from studytool.config import now
+    from studytool.study.stats import compute_stats
+    from studytool.study.store import open_store
+
+    with open_store(db, create=False) as store:
+        start = time.perf_counter()
+        compute_stats(store, decks, now())
+        return time.perf_counter() - start
 
 
 def studytool_command() -> list[str]:
@@ -139,6 +186,7 @@ def main() -> None:
     parser.add_argument("--cards", type=int, default=10_000)
     parser.add_argument("--answers", type=int, default=200_000)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--stats-answers", type=int, default=None, help="Default: 5x --answers (1,000,000).")
     args = parser.parse_args()
 
     from studytool.decks.loader import load_deck_file
@@ -161,6 +209,11 @@ def main() -> None:
         opened, queued, shown = (statistics.median(p[i] for p in parts) for i in range(3))
         cli = median_of(args.runs, first_card_cli, db, deck_dir)
         bare = median_of(args.runs, startup)
+        enter = statistics.median(enter_to_next_card(db, decks, answers=max(5, 10 * args.runs)))
+        big = folder / "stats.db"
+        args.stats_answers = args.stats_answers or 5 * args.answers
+        fill_database(big, args.cards, args.stats_answers, datetime.now(timezone.utc))
+        stats = median_of(args.runs, stats_time, big, decks)
 
     print(f"{args.cards} cards, {args.answers} logged answers (database built in {built:.1f} s)")
     print(f"library: open + queue + first card   median {library * 1000:7.1f} ms   target <= {TARGET * 1000:.0f} ms"
@@ -171,6 +224,10 @@ def main() -> None:
     print(f"cli:     `studytool --version`        median {bare * 1000:7.1f} ms   (start-up)")
     print(f"cli:     beyond start-up              median {(cli - bare) * 1000:7.1f} ms   "
           f"(of which loading the {args.cards}-card deck file: {load * 1000:.1f} ms)")
+    print(f"session: Enter -> next card          median {enter * 1000:7.1f} ms   target <= {ENTER_TARGET * 1000:.0f} ms"
+          f"   {'OK' if enter <= ENTER_TARGET else 'OVER'}")
+    print(f"stats:   {args.stats_answers} logged answers     median {stats * 1000:7.1f} ms   target <= "
+          f"{STATS_TARGET * 1000:.0f} ms   {'OK' if stats <= STATS_TARGET else 'OVER'}")
 
 
 if __name__ == "__main__":

@@ -92,6 +92,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " PRIMARY KEY (deck, name))",
         "UPDATE settings SET name = 'retention' WHERE name = 'desired_retention'",
     ),
+    # 5: the state each answer found its card in, as a column kept by a trigger (the JSON `prior` stays the
+    # record), so that `stats` counts true retention from an index instead of parsing every answer's JSON;
+    # and the answers' topics by time, so that it groups the weakest topics from an index too.
+    (
+        "ALTER TABLE reviews ADD COLUMN prior_state INTEGER",
+        "UPDATE reviews SET prior_state = json_extract(prior, '$.state')",
+        "CREATE TRIGGER reviews_prior_state AFTER INSERT ON reviews BEGIN"
+        " UPDATE reviews SET prior_state = json_extract(NEW.prior, '$.state') WHERE id = NEW.id; END",
+        "CREATE TRIGGER reviews_prior_state_update AFTER UPDATE OF prior ON reviews BEGIN"
+        " UPDATE reviews SET prior_state = json_extract(NEW.prior, '$.state') WHERE id = NEW.id; END",
+        "CREATE INDEX reviews_recall ON reviews (mode, prior_state, correct, time)",
+        "CREATE INDEX reviews_topic ON reviews (time, topic, correct)",   # the weakest topics, from the index alone
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -246,7 +259,7 @@ def check_database(path: Path) -> int:
         missing = [table for table in _tables_of(min(version, SCHEMA_VERSION)) if table not in tables]
         if missing:
             raise _unreadable(path, _("table {table} is missing").format(table=missing[0]))
-    except sqlite3.Error as error:
+    except (sqlite3.Error, UnicodeDecodeError) as error:   # a flipped byte in the schema's text is not UTF-8
         raise _unreadable(path, error) from None
     finally:
         con.close()

@@ -110,8 +110,10 @@ def test_calendar_days_are_the_learners_days_at_a_quarter_hour_offset(store):
     from datetime import datetime, timezone
     from zoneinfo import ZoneInfo
 
-    kathmandu = ZoneInfo("Asia/Kathmandu")  # UTC+05:45: the day starts at 18:15 UTC
-    answer(store, "d/a", "softmax", datetime(2026, 2, 27, 18, 10, tzinfo=timezone.utc))  # 23:55 on the 27th
-    answer(store, "d/a", "softmax", datetime(2026, 2, 27, 18, 20, tzinfo=timezone.utc))  # 00:05 on the 28th
-    calendar = dict(compute_stats(store, [], T0.astimezone(kathmandu)).calendar)
+    from studytool.study.days import Days
+
+    kathmandu = ZoneInfo("Asia/Kathmandu")  # UTC+05:45: the (Anki) day starts at 04:00 local, 22:15 UTC
+    answer(store, "d/a", "softmax", datetime(2026, 2, 27, 22, 10, tzinfo=timezone.utc))  # 03:55 on the 28th: the 27th
+    answer(store, "d/a", "softmax", datetime(2026, 2, 27, 22, 20, tzinfo=timezone.utc))  # 04:05 on the 28th
+    calendar = dict(compute_stats(store, [], T0.astimezone(kathmandu), Days(4, kathmandu)).calendar)
     assert calendar[T0.date() - timedelta(days=2)] == 1 and calendar[T0.date() - timedelta(days=1)] == 1
