@@ -29,13 +29,12 @@ class Glyphs:
     blocked: str
     visible: str
     more: str                 # columns left out
-    none: str                 # a value that does not exist
     axis: str                 # a chart's y axis, its corner and its x axis
     at_most: str
 
 
-UNICODE = Glyphs("·", "░▒▓█", "▁▂▃▄▅▆▇█", "■", "□", "…", "—", "│└─", "≤")
-ASCII = Glyphs(".", ":=#@", "___===##", "#", ".", ">", "-", "|+-", "<=")
+UNICODE = Glyphs("·", "░▒▓█", "▁▂▃▄▅▆▇█", "■", "□", "…", "│└─", "≤")
+ASCII = Glyphs(".", ":=#@", "___===##", "#", ".", ">", "|+-", "<=")
 SHADE_STYLES = ("green", "green", "bold green", "bold bright_green")
 SIGN_STYLES = {1: "red", -1: "blue"}  # repeats the sign glyph, as a diverging palette does
 
@@ -152,9 +151,8 @@ class Calendar(_Picture):
 class ColumnChart(_Picture):
     """One column per value, `height` rows tall, the top row in eighths; labels under every `every`-th column."""
 
-    def __init__(self, values: Sequence[int], labels: Sequence[str], height: int = 6, every: int = 7,
-                 style: str = "cyan"):
-        self.values, self.labels, self.height, self.every, self.style = list(values), list(labels), height, every, style
+    def __init__(self, values: Sequence[int], labels: Sequence[str], height: int = 6, every: int = 7):
+        self.values, self.labels, self.height, self.every = list(values), list(labels), height, every
 
     def lines(self, width: int, glyphs: Glyphs) -> list[Text]:
         top = max(self.values, default=0)
@@ -171,7 +169,7 @@ class ColumnChart(_Picture):
                 filled = min(8, max(0, eighths - 8 * (row - 1)))
                 if row == 1 and value and not filled:
                     filled = 1  # a day with anything due shows, however small next to the busiest
-                line.append((glyphs.eighths[filled - 1] if filled else " ") * bar, self.style)
+                line.append((glyphs.eighths[filled - 1] if filled else " ") * bar, "cyan")
                 line.append(" " * (cell - bar))
             rows.append(line)
         rows.append(Text(" " * (axis - 1) + glyphs.axis[1] + glyphs.axis[2] * (cell * len(values)), style="dim"))
@@ -188,22 +186,23 @@ class ColumnChart(_Picture):
 
 
 class BarList(_Picture):
-    """A labelled horizontal bar per row, for shares in [0, 1]; None is a row with nothing to show."""
+    """A labelled horizontal bar per row, for shares in [0, 1], at most MOST cells long."""
 
-    def __init__(self, rows: Sequence[tuple[str, float | None, str]], style: str = "green", most: int = 40):
-        self.rows, self.style, self.most = list(rows), style, most
+    MOST = 40
+
+    def __init__(self, rows: Sequence[tuple[str, float, str]]):
+        self.rows = list(rows)
 
     def lines(self, width: int, glyphs: Glyphs) -> list[Text]:
         label_width = max((cell_len(label) for label, _share, _note in self.rows), default=0) + 1
         note_width = max((cell_len(note) for _label, _share, note in self.rows), default=0)
-        room = max(1, min(self.most, width - label_width - note_width - 8))
+        room = max(1, min(self.MOST, width - label_width - note_width - 8))
         lines = []
         for label, share, note in self.rows:
             line = Text(pad(label, label_width), style="dim")
-            filled = round(room * share) if share is not None else 0
-            line.append(glyphs.shades[3] * filled, self.style).append(glyphs.shades[0] * (room - filled), "dim")
-            percent = f"{100 * share:.0f}%" if share is not None else glyphs.none
-            line.append(f" {percent:>4} ").append(note, "dim")
+            filled = round(room * share)
+            line.append(glyphs.shades[3] * filled, "green").append(glyphs.shades[0] * (room - filled), "dim")
+            line.append(f" {100 * share:>3.0f}% ").append(note, "dim")
             lines.append(line)
         return lines
 
@@ -220,7 +219,8 @@ def _signed_cell(value: float, top: float, glyphs: Glyphs) -> Text:
 class Heatmap(_Picture):
     """A matrix: row labels down the left, column labels across the top; signed cells show `+`/`-` and a shade.
 
-    With `numbers`, each cell also prints its value (`▓ 0.42`) when the width allows.
+    With `numbers` (for values in [0, 10), such as weights), each cell also prints its value (`▓▓ 0.42`) when the
+    width allows.
     """
 
     def __init__(self, matrix: Sequence[Sequence[float]], row_labels: Sequence[str], col_labels: Sequence[str],
@@ -306,7 +306,6 @@ def padding_grids(blocked: Sequence[Sequence[bool]]) -> list[MaskGrid]:
     """A (B, L) padding mask as B query x key grids: every query of sentence b is blocked from its padding keys."""
     return [MaskGrid([row] * len(row), title=_("sentence {b} (length {n})").format(b=b, n=row.count(False)))
             for b, row in enumerate([list(map(bool, row)) for row in blocked])]
-
 
 
 def shade_legend(console: Console, top: float, signed: bool) -> Text:
