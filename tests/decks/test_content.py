@@ -197,9 +197,9 @@ def test_the_encoder_topic_keeps_n_for_the_length():
 
 
 def test_one_letter_for_the_head_count_and_one_word_for_shape(decks):
-    for card in decks["p47-encoder"].cards:
+    for card in (card for deck in decks.values() for card in deck.cards):
         assert not re.search(r"\bM\s*=\s*8|/\s*M\b", text_of(card)), card.key
-        assert "shape" not in text_of(card) + card.source, card.key
+        assert "shape" not in text_of(card) + card.source, card.key   # 形状, as the rest of the text
 
 
 # --- 8. trivia became why-questions ---------------------------------------------------------------------------
