@@ -4,7 +4,7 @@ Each draw is what a review showing costs: a fresh `numpy.random.default_rng(seed
 `generator.draw(rng)` with the defaults (every sub-question in the mix), and, in the
 second column, also `format_answer` + `grade` of the canonical answer.
 
-    /work/venv/bin/python benchmarks/variants.py [--draws 2000] [--runs 5]
+    .venv/bin/python benchmarks/variants.py [--draws 2000] [--runs 5] [--only NAME ...]
 """
 
 from __future__ import annotations
@@ -37,12 +37,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", nargs="*", default=None, metavar="NAME", help="these generators (default: all)")
     args = parser.parse_args()
 
     print(f"| generator | draws/s | draw + grade/s | target {TARGET:,}/s |")
     print("|---|---:|---:|---|")
     slowest = float("inf")
-    for name in registry.names():
+    for name in args.only or registry.names():
         generator = registry.get(name)
         generator.draw(np.random.default_rng(0))  # first-use imports and the cached shape trace
 

@@ -13,6 +13,7 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
     ("decks.py", ["--cards", "40", "--runs", "1"]),
     ("review.py", ["--cards", "40", "--answers", "200", "--runs", "1"]),
     ("variants.py", ["--draws", "5", "--runs", "1"]),
+    ("items.py", ["--seeds", "1"]),
 ])
 def test_benchmark_script_runs(script, args, tmp_path):
     result = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], cwd=tmp_path,

@@ -105,7 +105,7 @@ def _deck(deck: Deck, seeds: int, log: list[dict[str, Any]]) -> DeckAudit:
         _choices(card, shown, letters, report)
         if card.kind == "truefalse":
             true_false.update(variant.answer == frozenset({0}) for variant in shown)
-        if any(_leaks(variant) for variant in shown):
+        if any(example_is_answer(variant) for variant in shown):
             report.format_leaks.append(card.id)
         if card.kind in FIXED_NUMERIC:
             report.fixed_numeric.append(card.id)
@@ -136,7 +136,7 @@ def _without_format_words(prompt: str) -> str:
     return re.sub(r"\d+\s*位小数|保留\s*\d+", "", prompt)
 
 
-def _leaks(variant) -> bool:
+def example_is_answer(variant) -> bool:
     """The format line's example, typed as an answer, is right."""
     from studytool.problems.answers import AnswerFormatError, format_hint, grade
 

@@ -126,12 +126,12 @@ def batch_norm(rng: np.random.Generator, *, x, batch, features, low, high, ask) 
     ln = engine.layer_norm(xs, eps=0.0)
     params = {"x": plain(xs.astype(int) if np.all(xs == np.round(xs)) else xs), "ask": ask}
     head = f"一个 batch 有 {n} 个样本、每个 {d} 维（每行一个样本）：x = {mat(xs)}。"
-    bn_steps = [
-        f"每一维（列）的均值 = {vec(mean)}",
-        f"每一维的标准差（除以样本数 {n}）= {vec(std)}",
-        f"BN 输出 = (x − 列均值) / 列标准差 = {mat(bn)}",
-    ]
-    ln_steps = [   # written out only where the solution shows LN (ln_output, axis): the draw stays cheap
+    bn_steps = [f"每一维（列）的均值 = {vec(mean)}"]   # as far as the question goes: the draw stays cheap
+    if ask != "mean":
+        bn_steps.append(f"每一维的标准差（除以样本数 {n}）= {vec(std)}")
+    if ask not in ("mean", "std"):
+        bn_steps.append(f"BN 输出 = (x − 列均值) / 列标准差 = {mat(bn)}")
+    ln_steps = [   # written out only where the solution shows LN (ln_output, axis)
         f"每个样本（行）的均值 = {vec(xs.mean(axis=1))}",
         f"每个样本的标准差（除以特征数 {d}）= {vec(np.sqrt(((xs - xs.mean(axis=1, keepdims=True)) ** 2).mean(axis=1)))}",
         f"LN 输出 = (x − 行均值) / 行标准差 = {mat(ln)}",
@@ -139,12 +139,12 @@ def batch_norm(rng: np.random.Generator, *, x, batch, features, low, high, ask) 
     if ask == "mean":
         hints = (Hint(floats(xs.mean(axis=1)), "这是每个样本（行）的均值，那是 LN 的方向；BN 按维（列）跨样本求均值。"),)
         return Variant(head + f"{_BN_RULE}，每一维的均值是多少？（{d} 个数）", "vector", floats(mean),
-                       FOUR_DECIMALS, tuple(bn_steps[:1]), hints, params=params)
+                       FOUR_DECIMALS, tuple(bn_steps), hints, params=params)
     if ask == "std":
         hints = (Hint(floats(std_unbiased), "你用了无偏标准差（除以 N−1）；BN 的批统计量除以 N。"),
                  Hint(floats(std**2), "这是方差；标准差还要开平方。"))
         return Variant(head + f"{_BN_RULE}，每一维的标准差是多少？（{d} 个数）", "vector", floats(std),
-                       FOUR_DECIMALS, tuple(bn_steps[:2]), hints, params=params)
+                       FOUR_DECIMALS, tuple(bn_steps), hints, params=params)
     if ask == "output":
         hints = (Hint(rows(ln), "这是 LayerNorm（按行）的结果；BN 按列跨样本归一。"),
                  Hint(rows((xs - mean) / std_unbiased), "你用了无偏标准差（除以 N−1）；BN 除以 N。"))

@@ -1,0 +1,52 @@
+"""Issue 12's "done when", measured the way the issue measured it: 30 seeds of the worksheet selection
+(`plan(..., count=1000)`, the same cards and variants as `quiz --seed` and `worksheet --seed`).
+
+    .venv/bin/python benchmarks/items.py [--seeds 30]
+
+Prints the right letter's share over single-answer choice showings, the true share of true/false showings,
+choice cards (3+ options) whose right answer never moved, cards whose format line's example is the answer,
+and the fixed numeric cards. `studytool decks audit` checks the same rules card by card.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+
+from studytool.config import Settings
+from studytool.decks.audit import MAX_FIXED_NUMERIC, MAX_LETTER_SHARE, TRUE_SHARE, example_is_answer
+from studytool.decks.loader import load_decks
+from studytool.decks.select import plan
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=30)
+    args = parser.parse_args()
+    decks = load_decks(Settings())
+    letters, true_false, positions, leaking = Counter(), Counter(), {}, set()
+    for seed in range(args.seeds):
+        for posing in plan(decks, count=1000, seed=seed):
+            card, variant = posing.card, posing.card.pose(posing.seed)
+            if card.kind == "truefalse":
+                true_false[variant.answer == frozenset({0})] += 1
+            elif variant.kind == "choice" and len(variant.answer) == 1:
+                letters[min(variant.answer)] += 1
+            if variant.kind == "choice" and len(variant.options) >= 3:
+                positions.setdefault(card.key, set()).add(variant.answer)
+            if example_is_answer(variant):
+                leaking.add(card.key)
+    shown = sum(letters.values())
+    shares = "  ".join(f"{chr(65 + i)} {n / shown:.1%}" for i, n in sorted(letters.items()))
+    print(f"single-answer choice showings: {shown:,}; right letter: {shares}")
+    print(f"true/false showings: {sum(true_false.values()):,}; true in {true_false[True] / sum(true_false.values()):.1%}")
+    print(f"choice cards (3+ options) whose right answer never moved: {sorted(k for k, v in positions.items() if len(v) == 1)}")
+    print(f"format lines whose example is the answer: {sorted(leaking)}")
+    fixed = [c.key for d in decks for c in d.cards if c.kind in ("number", "vector", "shape")]
+    print(f"fixed numeric cards: {len(fixed)}")
+    print(f"target: no letter > {MAX_LETTER_SHARE:.0%}, true {TRUE_SHARE[0]:.0%}-{TRUE_SHARE[1]:.0%}, every choice "
+          f"card moves, no format line shows an answer, at most {MAX_FIXED_NUMERIC} fixed numeric cards")
+
+
+if __name__ == "__main__":
+    main()
