@@ -121,13 +121,13 @@ def param_count(rng: np.random.Generator, *, d_model, n_heads, d_ff, vocab, num_
 
     params["num_layers"] = layers
     total = count("encoder", num_layers=layers, **kw)
-    final = "，再加栈末的 final LayerNorm" if full else ""
+    final = "，再加栈末的最后一个 LayerNorm" if full else ""
     steps = enc_steps + (f"{layers} 层 × {big(enc)}{final} = {big(total)}",)
     hints = (Hint(enc, f"这是一层；要乘以层数 {layers}（各层参数不共享）。"),)
     if full:
-        hints += (Hint(layers * enc, "别忘了栈末的 final LayerNorm（2d 个参数）。"),)
+        hints += (Hint(layers * enc, "别忘了栈末的最后一个 LayerNorm（2d 个参数）。"),)
     else:
         hints += (Hint(count("encoder", num_layers=layers, bias=True, norm=True), "按题目的约定：这次只算权重矩阵。"),)
-    stack_rule = _FULL + "，含栈末的 final LayerNorm" if full else _NOTES
+    stack_rule = _FULL + "，含栈末的最后一个 LayerNorm" if full else _NOTES
     return Variant(f"{layers} 层 encoder 堆叠，{sizes}（{stack_rule}）。总参数量是多少？", "scalar", total, None, steps,
                    hints, params=params)
