@@ -172,3 +172,17 @@ def test_control_characters_in_typed_input_are_echoed_as_escapes(home):
     assert result.returncode == 0, result.stderr
     assert b"\x1b" not in result.stdout and b"\x07" not in result.stdout
     assert "\\x1b]0;pwn\\x07 特征维" in result.stdout.decode()
+
+
+def test_a_notice_quoting_the_input_shows_its_control_characters_as_escapes():
+    """Format errors may quote what was typed ('not a number: ...'); the notice must not pass an ESC through."""
+    import io
+
+    from rich.console import Console
+
+    from studytool.cli.render.study import TerminalView
+
+    out = io.StringIO()
+    TerminalView(Console(file=out, width=80, color_system=None)).show_notice("not a number: \x1b]0;pwn\x07")
+    assert "\x1b" not in out.getvalue() and "\x07" not in out.getvalue()
+    assert "not a number: \\x1b]0;pwn\\x07" in out.getvalue()

@@ -141,7 +141,9 @@ class TerminalView:
         emit(self.console)
 
     def show_notice(self, text: str) -> None:
-        emit(self.console, Prose(f"[yellow]{escape(text)}[/]"))
+        from studytool.cli.safety import visible
+
+        emit(self.console, Prose(f"[yellow]{escape(visible(text))}[/]"))   # a format error may quote the input
 
     def show_explain(self, topic: str) -> None:
         from studytool.errors import StudytoolError
