@@ -26,12 +26,12 @@ import re
 import sqlite3
 import sys
 import tempfile
-import time
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from studytool.config import now
 from studytool.decks.model import Card, Deck
 from studytool.errors import StudytoolError
 from studytool.i18n import _
@@ -339,7 +339,7 @@ def _write_package(package, path: Path) -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             collection = Path(tmp) / "collection.anki2"
-            timestamp = time.time()
+            timestamp = now().timestamp()
             conn = sqlite3.connect(collection)
             # Note and card ids as genanki makes them: consecutive from the time in milliseconds.
             package.write_to_db(conn.cursor(), timestamp, itertools.count(int(timestamp * 1000)))

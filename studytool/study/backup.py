@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote
 
+from studytool.config import now as clock_now
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 
@@ -103,7 +104,7 @@ def take(db: Path, now: datetime | None = None) -> Backup:
     problems = integrity_problems(db)
     if problems:
         raise damaged(db, problems)
-    now = now or datetime.now(timezone.utc)
+    now = now or clock_now()
     folder = folder_for(db)
     target = folder / f"{Path(db).stem}-{now.astimezone(timezone.utc).strftime(STAMP)}.db"
     temporary = None
@@ -135,7 +136,7 @@ def take(db: Path, now: datetime | None = None) -> Backup:
 
 def ensure_daily(db: Path, now: datetime | None = None) -> Backup | None:
     """Before the day's first write: `take` a backup unless one was taken today (local time); the one taken."""
-    now = now or datetime.now(timezone.utc)
+    now = now or clock_now()
     newest = backups(db, count=False)
     if newest and newest[0].time.astimezone().date() == now.astimezone().date():
         return None
@@ -192,7 +193,7 @@ def restore(db: Path, name: str | None = None, *, force: bool = False, now: date
         if not force and not integrity_problems(db):
             raise StudytoolError(_("{db} is healthy; add --force to replace it with {name} (it is kept beside it)").format(
                 db=db, name=chosen.name))
-        stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime(STAMP)
+        stamp = (now or clock_now()).astimezone(timezone.utc).strftime(STAMP)
         replaced = db.with_name(f"{db.name}.replaced-{stamp}")
     _put_in_place(chosen.path, db, replaced)
     return Restored(chosen, replaced)

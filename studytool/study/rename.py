@@ -20,9 +20,9 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from studytool.config import now
 from studytool.study.store import Store, format_time
 
 if TYPE_CHECKING:
@@ -171,5 +171,5 @@ def _move_rows(con: sqlite3.Connection, table: str, column: str, old: str, new: 
 
 def _log(con: sqlite3.Connection, old: str, new: str, reviews: int, outcome: str, displaced: dict) -> None:
     con.execute("INSERT INTO renames (time, old, new, reviews, schedule, displaced) VALUES (?, ?, ?, ?, ?, ?)",
-                (format_time(datetime.now(timezone.utc)), old, new, reviews, outcome,
+                (format_time(now()), old, new, reviews, outcome,
                  json.dumps(displaced, ensure_ascii=False) if displaced else None))

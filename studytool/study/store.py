@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from studytool.config import now as clock_now
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 
@@ -322,7 +323,7 @@ class Store:
                     con.execute(statement)
                 con.execute(
                     "INSERT INTO migrations (version, applied) VALUES (?, ?)",
-                    (version, format_time(datetime.now(timezone.utc))),
+                    (version, format_time(clock_now())),
                 )
 
     # --- settings -----------------------------------------------------------
