@@ -78,7 +78,8 @@ def test_quiz_with_stdin_closed_ends_like_end_of_input(home):
 
 
 def test_a_reader_that_goes_away_ends_the_command_quietly(home):
-    process = subprocess.Popen([sys.executable, "-m", "studytool", "export", "csv", "-", "--variants", "3"],
+    # --variants 10: about 0.5 MB of CSV, far more than a pipe holds, so the writer meets the closed end
+    process = subprocess.Popen([sys.executable, "-m", "studytool", "export", "csv", "-", "--variants", "10"],
                                env={**os.environ, "STUDYTOOL_HOME": str(home)}, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
     process.stdout.read(100)
