@@ -86,7 +86,7 @@ class Generator:
             if (again.prompt, again.answer) == (variant.prompt, variant.answer):
                 break            # everything pinned: no other draw exists
             variant = again
-        return replace(variant, generator=self.name, hints=_telling(variant))
+        return replace(variant, generator=self.name)   # kept with its hints, so `decks audit` can name the card
 
     def example(self) -> Variant:
         """The notes' own numbers."""
@@ -102,13 +102,6 @@ def _caught_by_a_hint(variant: Variant) -> bool:
     from studytool.problems.answers import matches
 
     return any(matches(variant, hint.answer) for hint in variant.hints)
-
-
-def _telling(variant: Variant) -> tuple:
-    """The hints that can fire: one whose wrong answer is also the right one is never shown."""
-    from studytool.problems.answers import matches
-
-    return tuple(hint for hint in variant.hints if not matches(variant, hint.answer))
 
 
 _loaded: dict[str, Callable[..., Variant]] = {}
