@@ -8,7 +8,18 @@ import os
 import shutil
 import tempfile
 
+import pytest
+
+from studytool import i18n
+
 _home = tempfile.mkdtemp(prefix="studytool-test-home-")
+
+
+@pytest.fixture(autouse=True)
+def _interface_language_per_test():
+    """`--lang zh` through CliRunner pins the language for the whole process: each test starts unpinned."""
+    yield
+    i18n.set_language(None)
 
 
 def pytest_configure(config):
