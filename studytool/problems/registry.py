@@ -565,6 +565,30 @@ _GENERATORS += (
         {"logits": [2, 1, 0], "temperature": 0.5, "ask": "vector"},
         "studytool.problems.decoding:temperature_softmax",
     ),
+    Generator(
+        "rms_norm",
+        "RMSNorm of one vector (gamma = 1, eps ignored): the root mean square, or the output.",
+        _params(
+            Param("x", "the token's vector, pinned (default: drawn, distinct non-zero integers)", None,
+                  numbers(2, 8, lo=-100, hi=100, spread=True)),
+            _ask("rms", "output"),
+        ),
+        {"x": [1, 2, 3, 4], "ask": "output"},
+        "studytool.problems.modern:rms_norm",
+    ),
+    Generator(
+        "rope_score",
+        "RoPE on a 2-d pair (theta = 1 rad per position): q rotated to position m, or the score (R_m q).(R_n k).",
+        _params(
+            Param("q", "the query pair, pinned (default: drawn integers in -3..3)", None, numbers(2, 2, lo=-10, hi=10)),
+            Param("k", "the key pair, pinned (default: drawn integers in -3..3)", None, numbers(2, 2, lo=-10, hi=10)),
+            Param("m", "the query's position (default: drawn from 1..5)", None, int_in(0, 100)),
+            Param("n", "the key's position (default: drawn from 0..6, != m)", None, int_in(0, 100)),
+            _ask("rotate", "score"),
+        ),
+        {"q": [1, 0], "k": [0, 1], "m": 2, "n": 3, "ask": "score"},
+        "studytool.problems.modern:rope_score",
+    ),
 )
 
 _BY_NAME: dict[str, Generator] = {g.name: g for g in _GENERATORS}

@@ -38,7 +38,7 @@ def warmup_lr(rng: np.random.Generator, *, d_model, warmup, step, ask) -> Varian
                  Hint(w**-0.5 * 1e4, "别漏了 d_model^(−0.5) 这个因子。"))
         return Variant(head + "学习率的峰值是多少？写成 × 10⁻⁴ 的系数（例如 6.9877 表示 6.9877 × 10⁻⁴）。", "scalar",
                        peak * 1e4, FOUR_DECIMALS, steps, hints, params=params)
-    s = step if step is not None else int(pick(rng, (w // 4, w // 2, 2 * w, 4 * w, 10 * w)))
+    s = step if step is not None else max(1, int(pick(rng, (w // 4, w // 2, 2 * w, 4 * w, 10 * w))))   # step 0 has no lr
     params["step"] = s
     lr = noam_lr(s, d, w)
     rising = s * w**-1.5 <= s**-0.5

@@ -231,7 +231,8 @@ def test_every_new_topic_has_an_explain_entry_and_two_cards(decks):
 def test_the_new_deck_computes_its_numbers_with_five_generators(decks):
     generated = [card for card in decks["interview-next"].cards if card.kind == "generated"]
     assert {card.body["generator"] for card in generated} >= {
-        "kv_cache", "tied_embeddings", "transformer_params", "warmup_lr", "temperature_softmax"}
+        "kv_cache", "tied_embeddings", "transformer_params", "warmup_lr", "temperature_softmax", "rms_norm",
+        "rope_score"}
     for card in generated:
         answers = {str(card.pose(seed).answer) for seed in range(100)}
         assert len(answers) >= 10, card.key   # drawn, not memorisable
@@ -243,6 +244,7 @@ def test_the_new_deck_computes_its_numbers_with_five_generators(decks):
     ("gen-tie-decoder", 50257 * 768),                           # GPT-2: 2 -> 1
     ("gen-model-base", 63_121_544 / 1e6),                       # nn.Transformer 44,140,544 + 37000·512 + 37000
     ("gen-warmup-peak", 1e4 / (512 * 4000) ** 0.5),             # (d · warmup)^-0.5, in 1e-4
+    ("gen-rope-score", -0.8414709848078965),                    # q·R_1 k = (1, 0)·(−sin 1, cos 1) = −sin 1
 ])
 def test_the_new_decks_pinned_examples(cards, card_id, expected):
     assert cards[card_id].pose().answer == pytest.approx(expected)

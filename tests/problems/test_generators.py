@@ -212,6 +212,18 @@ def temperature_softmax(p, v):
     return probs if p["ask"] == "vector" else max(probs)
 
 
+def rms_norm(p, v):
+    rms = math.sqrt(mean([x * x for x in p["x"]]))
+    return rms if p["ask"] == "rms" else [x / rms for x in p["x"]]
+
+
+def rope_score(p, v):
+    # a pair (a, b) at position t is the complex number a + bi times e^(i·t)
+    q, k = complex(*p["q"]) * complex(math.cos(p["m"]), math.sin(p["m"])), complex(*p["k"]) * complex(
+        math.cos(p["n"]), math.sin(p["n"]))
+    return [q.real, q.imag] if p["ask"] == "rotate" else q.real * k.real + q.imag * k.imag
+
+
 INDEPENDENT = {
     "layer_norm": layer_norm, "batch_norm": batch_norm, "positional_encoding": positional_encoding,
     "softmax": softmax_, "attention_scores": attention_scores, "multi_head_shapes": multi_head_shapes,
@@ -219,6 +231,7 @@ INDEPENDENT = {
     "cross_attention_shapes": cross_attention_shapes, "ffn_shapes": ffn_shapes, "param_count": param_count,
     "attention_cost": attention_cost, "kv_cache": kv_cache, "tied_embeddings": tied_embeddings,
     "transformer_params": transformer_params, "warmup_lr": warmup_lr, "temperature_softmax": temperature_softmax,
+    "rms_norm": rms_norm, "rope_score": rope_score,
 }
 
 
@@ -398,3 +411,18 @@ def test_worked_solutions_name_the_engine_steps_in_the_interface_language(monkey
         assert any("Q projection" in step for step in steps)
     finally:
         set_language(None)
+
+
+def test_rms_norm_is_torchs():
+    torch = pytest.importorskip("torch")
+    v = registry.get("rms_norm").draw(np.random.default_rng(0), x=[3, -1, 4, 2], ask="output")
+    expected = torch.nn.RMSNorm(4, eps=0.0, elementwise_affine=False)(torch.tensor([3.0, -1.0, 4.0, 2.0],
+                                                                                  dtype=torch.float64))
+    assert v.answer == pytest.approx(tuple(expected.tolist()), abs=1e-12)
+
+
+def test_rope_scores_depend_only_on_the_distance():
+    generator = registry.get("rope_score")
+    scores = {generator.draw(np.random.default_rng(0), q=[2, -1], k=[1, 3], m=m, n=m + 2, ask="score").answer
+              for m in range(6)}
+    assert max(scores) - min(scores) < 1e-12   # (R_m q)·(R_(m+2) k) is the same for every m

@@ -33,7 +33,7 @@ VALUES = {
     "source": st.sampled_from(["I love AI", "deep learning"]), "convention": st.sampled_from(["notes", "full"]),
     "bytes_per_value": st.integers(0, 5), "warmup": st.integers(0, 10_000), "step": st.integers(0, 100_000),
     "logits": st.lists(st.integers(-25, 25), min_size=1, max_size=7),
-    "temperature": st.floats(-1, 10) | st.sampled_from([0.25, 0.5, 2.0]),
+    "temperature": st.floats(-1, 10) | st.sampled_from([0.25, 0.5, 2.0]), "m": st.integers(0, 12),
 }
 
 

@@ -1,4 +1,4 @@
-"""The registry: the 18 names decks refer to, typed parameters, validation."""
+"""The registry: the 20 names decks refer to, typed parameters, validation."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ CONTRACT_NAMES = {
     "causal_mask", "padding_mask", "teacher_forcing", "cross_attention_shapes", "ffn_shapes", "param_count",
     "attention_cost",
     # what interviewers ask next (the interview-next deck)
-    "kv_cache", "tied_embeddings", "transformer_params", "warmup_lr", "temperature_softmax",
+    "kv_cache", "tied_embeddings", "transformer_params", "warmup_lr", "temperature_softmax", "rms_norm", "rope_score",
 }
 
 

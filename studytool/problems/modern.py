@@ -1,0 +1,81 @@
+"""The modern decoder by hand: RMSNorm of one vector, and RoPE on a 2-d query/key pair (the engine's functions)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from studytool import engine
+from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, num, pick, plain, vec
+from studytool.problems.variant import Hint, Variant
+
+RMS_ASKS = ("rms", "output")
+ROPE_ASKS = ("rotate", "score")
+
+
+def rms_norm(rng: np.random.Generator, *, x, ask) -> Variant:
+    """RMSNorm of one token's vector, γ = 1, ε ignored (params: x, ask).
+
+    x = [1, 2, 3, 4]: rms = √7.5 = 2.738613, output [0.3651, 0.7303, 1.0954, 1.4606].
+    """
+    ask = ask or pick(rng, RMS_ASKS)
+    if x is None:
+        x = [v if v else 5 for v in distinct_ints(rng, int(rng.integers(3, 6)), -4, 6)]   # no zero vector
+    xs = np.asarray(x, dtype=float)
+    params = {"x": plain(list(x)), "ask": ask}
+    mean_square = float(np.mean(xs**2))
+    rms = math.sqrt(mean_square)
+    out = engine.rms_norm(xs, eps=0.0)
+    head = f"一个 token 的表示 x = {vec(xs)}，做 RMSNorm（γ = 1，忽略 ε）。"
+    steps = [f"平方：{vec(xs ** 2)}，均值 mean(x²) = {num(mean_square)}（不减均值）",
+             f"均方根 rms = √{num(mean_square)} = {rms:.6f}"]
+    if ask == "rms":
+        hints = (Hint(mean_square, "还要开平方：rms = √mean(x²)。"),
+                 Hint(float(np.std(xs)), "那是标准差（先减了均值）；RMSNorm 不减均值。"))
+        return Variant(head + "它用来相除的均方根 rms 是多少？", "scalar", rms, FOUR_DECIMALS, tuple(steps),
+                       tuple(h for h in hints if not math.isclose(h.answer, rms)), params=params)
+    steps.append(f"输出 x / rms = {vec(out)}")
+    hints = (Hint(floats(engine.layer_norm(xs, eps=0.0)), "那是 LayerNorm：RMSNorm 不减均值，只除以均方根。"),
+             Hint(floats(xs / mean_square), "除的是均方根 √mean(x²)，不是 mean(x²)。"))
+    return Variant(head + "RMSNorm 的输出向量是什么？", "vector", floats(out), FOUR_DECIMALS, tuple(steps), hints,
+                   params=params)
+
+
+def _rotate(v: np.ndarray, position: int) -> np.ndarray:
+    """The engine's RoPE on one 2-d vector: a rotation by `position` radians (θ = 1 for d = 2)."""
+    return engine.rotary_embedding(v.reshape(1, 2), [position])[0]
+
+
+def rope_score(rng: np.random.Generator, *, q, k, m, n, ask) -> Variant:
+    """RoPE with d = 2 (one pair, θ = 1 rad per position) (params: q, k, m, n, ask).
+
+    ask=rotate: q rotated to position m; ask=score: (R_m q)·(R_n k), which equals q·(R_(n−m) k).
+    """
+    ask = ask or pick(rng, ROPE_ASKS)
+    qs = np.asarray(q if q is not None else distinct_ints(rng, 2, -3, 3), dtype=float)
+    ks = np.asarray(k if k is not None else distinct_ints(rng, 2, -3, 3), dtype=float)
+    m = m if m is not None else int(rng.integers(1, 6))
+    n = n if n is not None else int(pick(rng, [p for p in range(0, 7) if p != m]))
+    params = {"q": plain(qs.astype(int).tolist() if np.all(qs == np.round(qs)) else qs.tolist()),
+              "k": plain(ks.astype(int).tolist() if np.all(ks == np.round(ks)) else ks.tolist()),
+              "m": m, "n": n, "ask": ask}
+    q_m, k_n = _rotate(qs, m), _rotate(ks, n)
+    head = (f"RoPE，d = 2（一对维度，每个位置转 θ = 1 弧度）：位置 p 上的向量 (a, b) 变成 "
+            f"(a·cos p − b·sin p, a·sin p + b·cos p)。q = {vec(qs)} 在位置 m = {m}，k = {vec(ks)} 在位置 n = {n}。")
+    rotate_step = (f"R_m q：cos {m} = {math.cos(m):.6f}，sin {m} = {math.sin(m):.6f}，"
+                   f"得 ({num(qs[0])}·cos {m} − {num(qs[1])}·sin {m}, {num(qs[0])}·sin {m} + {num(qs[1])}·cos {m}) = {vec(q_m)}")
+    if ask == "rotate":
+        hints = (Hint(floats(_rotate(qs, -m)), "转反了：位置 m 逆时针转 m 弧度，sin 项在第一维是减号。"),
+                 Hint(floats(qs), "RoPE 要按位置旋转：位置 m 转 m·θ。"))
+        return Variant(head + "旋转后的 q（位置 m 上的 R_m q）是什么？", "vector", floats(q_m), FOUR_DECIMALS,
+                       (rotate_step,), hints, params=params)
+    score = float(q_m @ k_n)
+    relative = float(qs @ _rotate(ks, n - m))
+    steps = (rotate_step, f"R_n k = {vec(k_n)}",
+             f"分数 (R_m q)·(R_n k) = {score:.6f}",
+             f"对照：q·(R_(n−m) k) = q·R_{n - m} k = {relative:.6f}，相同——只取决于相对距离 n − m = {n - m}")
+    hints = (Hint(float(qs @ ks), "别忘了旋转：q、k 都要先按各自的位置转。"),
+             Hint(float(qs @ _rotate(ks, n + m)), "相对角度是 n − m，不是 n + m。"))
+    return Variant(head + "旋转后的注意力分数 (R_m q)·(R_n k) 是多少？", "scalar", score, FOUR_DECIMALS, steps,
+                   tuple(h for h in hints if not math.isclose(h.answer, score, abs_tol=1e-4)), params=params)
