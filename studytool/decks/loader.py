@@ -6,8 +6,8 @@ and an alias bomb costs nothing. Files are composed into YAML nodes, which keep
 their line and column, and validated from the nodes (`studytool.decks.validate`).
 
 Decks come from three places, in this order: the bundled decks inside the
-package, `$STUDYTOOL_HOME/decks/`, and each `--deck-path` (a file or a folder).
-In a folder every `*.yaml`/`*.yml` file is a deck except `topics.yaml`.
+package, `$STUDYTOOL_HOME/decks/`, and each `--deck-path` (a file or a folder);
+`studytool.decks.sources` says which files of a folder are decks.
 """
 
 from __future__ import annotations
@@ -19,20 +19,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
-from importlib.resources import files
-from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from studytool.config import Settings
 from studytool.decks.model import Deck
+# where decks come from; bundled_sources and NOT_DECKS are read through this module by its users too
+from studytool.decks.sources import NOT_DECKS, Source, bundled_sources, expand, installed_sources  # noqa: F401
 from studytool.errors import StudytoolError, StudytoolWarning
 from studytool.i18n import _
 
 MAX_BYTES = 4 * 1024 * 1024      # twice a 10,000-card deck
 MAX_ALIAS_NODES = 10_000         # nodes that aliases may add by expansion, all aliases together
-NOT_DECKS = frozenset({"topics.yaml"})
-
-Source = Path | Traversable      # a deck file on disk, or inside the installed package
 
 
 class DeckError(StudytoolError):
@@ -81,92 +78,6 @@ class Scan:
     @property
     def cards(self) -> int:
         return sum(len(deck.cards) for deck in self.decks)
-
-
-# --- where decks come from ---
-
-def bundled_sources() -> list[Traversable]:
-    """The decks shipped inside the package (read through importlib so a wheel works)."""
-    folder = files("studytool.decks").joinpath("bundled")
-    return sorted((entry for entry in folder.iterdir() if _is_deck_name(entry.name)), key=lambda e: e.name)
-
-
-def expand(paths: Iterable[Path], notes: Scan | None = None) -> list[Path]:
-    """Files as given; folders replaced by the deck files in them. Missing paths are kept (reported when read).
-
-    What a folder holds besides regular deck files (sub-folders, FIFOs, broken or looping links,
-    `*.YAML`) is skipped and said in `notes.skipped`; a folder that cannot be listed goes in `notes.broken`.
-    """
-    notes = Scan() if notes is None else notes
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found += _folder_decks(path, notes)
-        else:
-            found.append(path)
-    return found
-
-
-def _folder_decks(folder: Path, notes: Scan) -> list[Path]:
-    try:
-        with os.scandir(folder) as listing:
-            names = sorted(entry.name for entry in listing)
-    except OSError as error:
-        notes.broken[str(folder)] = [f"{folder}: " + _("cannot read the folder: {reason}").format(
-            reason=error.strerror or error)]
-        return []
-    decks = []
-    for name in names:
-        if name.startswith("."):   # .git, editors' swap files: nobody means those as decks
-            continue
-        path = folder / name
-        why = _skip_reason(path)
-        if why is not None:
-            notes.skipped.append(f"{path}: " + _("skipped: {why}").format(why=why))
-        elif _is_deck_name(name):
-            decks.append(path)
-    return decks
-
-
-def _skip_reason(path: Path) -> str | None:
-    """Why a folder entry is not read (None: a regular file, a deck or not meant as one)."""
-    import errno
-    import stat
-
-    from studytool.files import kind_of
-
-    try:
-        mode = os.stat(path).st_mode   # follows links: a link to a deck file is a deck file
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            return _("a symbolic link that loops")
-        if path.is_symlink():
-            return _("a symbolic link to {target}, which does not exist").format(target=os.readlink(path))
-        return _("cannot read it: {reason}").format(reason=error.strerror or error)
-    if stat.S_ISDIR(mode):
-        return _("a folder (decks in sub-folders are not read)")
-    if not stat.S_ISREG(mode):
-        return _("{kind}, not a regular file").format(kind=kind_of(mode))
-    lower = path.name.lower()
-    if not _is_deck_name(path.name) and lower.endswith((".yaml", ".yml")) and lower not in NOT_DECKS:
-        return _("deck files end in lowercase .yaml or .yml")
-    return None
-
-
-def installed_sources(settings: Settings, notes: Scan | None = None) -> list[Source]:
-    """Bundled decks, then the user's deck folder (if it exists), then `--deck-path`s.
-
-    A file where that folder should be is an error: ignoring it would leave the learner's own decks out unseen.
-    """
-    folder = settings.user_deck_dir
-    if folder.exists() and not folder.is_dir():
-        raise StudytoolError(_("{path} is a file; your own decks go in a folder of that name").format(path=folder))
-    user = [folder] if folder.is_dir() else []
-    return [*bundled_sources(), *expand(user, notes), *expand(settings.deck_paths, notes)]
-
-
-def _is_deck_name(name: str) -> bool:
-    return name.endswith((".yaml", ".yml")) and name not in NOT_DECKS
 
 
 # --- reading ---

@@ -1,0 +1,114 @@
+"""Where decks come from: the bundled decks, `$STUDYTOOL_HOME/decks/`, and each `--deck-path`.
+
+In a folder every regular `*.yaml`/`*.yml` file is a deck except `topics.yaml`.
+Anything else a folder holds that could be meant as a deck (a sub-folder, a FIFO,
+a dangling or looping link, `*.YAML`) is skipped and said, never silently left
+out: `decks check` lists it, other commands warn. Only regular files are ever
+opened, so a FIFO or device cannot make a command wait.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterable
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from studytool.config import Settings
+from studytool.errors import StudytoolError
+from studytool.i18n import _
+
+if TYPE_CHECKING:
+    from studytool.decks.loader import Scan
+
+NOT_DECKS = frozenset({"topics.yaml"})
+
+Source = Path | Traversable      # a deck file on disk, or inside the installed package
+
+
+def bundled_sources() -> list[Traversable]:
+    """The decks shipped inside the package (read through importlib so a wheel works)."""
+    folder = files("studytool.decks").joinpath("bundled")
+    return sorted((entry for entry in folder.iterdir() if _is_deck_name(entry.name)), key=lambda e: e.name)
+
+
+def expand(paths: Iterable[Path], notes: Scan | None = None) -> list[Path]:
+    """Files as given; folders replaced by the deck files in them. Missing paths are kept (reported when read).
+
+    What a folder holds besides regular deck files (sub-folders, FIFOs, broken or looping links,
+    `*.YAML`) is skipped and said in `notes.skipped`; a folder that cannot be listed goes in `notes.broken`.
+    """
+    if notes is None:
+        from studytool.decks.loader import Scan
+
+        notes = Scan()
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += _folder_decks(path, notes)
+        else:
+            found.append(path)
+    return found
+
+
+def _folder_decks(folder: Path, notes: Scan) -> list[Path]:
+    try:
+        with os.scandir(folder) as listing:
+            names = sorted(entry.name for entry in listing)
+    except OSError as error:
+        notes.broken[str(folder)] = [f"{folder}: " + _("cannot read the folder: {reason}").format(
+            reason=error.strerror or error)]
+        return []
+    decks = []
+    for name in names:
+        if name.startswith("."):   # .git, editors' swap files: nobody means those as decks
+            continue
+        path = folder / name
+        why = _skip_reason(path)
+        if why is not None:
+            notes.skipped.append(f"{path}: " + _("skipped: {why}").format(why=why))
+        elif _is_deck_name(name):
+            decks.append(path)
+    return decks
+
+
+def _skip_reason(path: Path) -> str | None:
+    """Why a folder entry is not read (None: a regular file, a deck or not meant as one)."""
+    from studytool.files import kind_of
+
+    try:
+        mode = os.stat(path).st_mode   # follows links: a link to a deck file is a deck file
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return _("a symbolic link that loops")
+        if path.is_symlink():
+            return _("a symbolic link to {target}, which does not exist").format(target=os.readlink(path))
+        return _("cannot read it: {reason}").format(reason=error.strerror or error)
+    if stat.S_ISDIR(mode):
+        return _("a folder (decks in sub-folders are not read)")
+    if not stat.S_ISREG(mode):
+        return _("{kind}, not a regular file").format(kind=kind_of(mode))
+    lower = path.name.lower()
+    if not _is_deck_name(path.name) and lower.endswith((".yaml", ".yml")) and lower not in NOT_DECKS:
+        return _("deck files end in lowercase .yaml or .yml")
+    return None
+
+
+def installed_sources(settings: Settings, notes: Scan | None = None) -> list[Source]:
+    """Bundled decks, then the user's deck folder (if it exists), then `--deck-path`s.
+
+    A file where that folder should be is an error: ignoring it would leave the learner's own decks out unseen.
+    """
+    folder = settings.user_deck_dir
+    if folder.exists() and not folder.is_dir():
+        raise StudytoolError(_("{path} is a file; your own decks go in a folder of that name").format(path=folder))
+    user = [folder] if folder.is_dir() else []
+    return [*bundled_sources(), *expand(user, notes), *expand(settings.deck_paths, notes)]
+
+
+def _is_deck_name(name: str) -> bool:
+    return name.endswith((".yaml", ".yml")) and name not in NOT_DECKS
