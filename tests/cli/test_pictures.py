@@ -271,3 +271,17 @@ def test_golden_stats_screen(width):
     assert max(cell_len(line) for line in text.splitlines()) <= width
     assert "2026-02-23" not in text  # a week without reviews has no retention to draw
     golden(f"stats-{width}", text)
+
+
+def test_stats_json_keeps_its_keys_and_adds_the_series_behind_the_pictures(tmp_path):
+    from datetime import datetime, timezone
+
+    from studytool.study.stats import compute_stats
+    from studytool.study.store import open_store
+
+    with open_store(tmp_path / "studytool.db") as store:
+        doc = compute_stats(store, [], datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)).to_json()
+    before = {"answers_total", "decks", "retention_30d", "retention_reviews", "answers_per_day", "forecast",
+              "weakest_topics"}  # the keys of stats --json before the pictures
+    assert set(doc) == before | {"calendar", "forecast_30d", "retention_by_week"}
+    assert len(doc["calendar"]) == 26 * 7 and len(doc["forecast_30d"]) == 30 and len(doc["retention_by_week"]) >= 26
