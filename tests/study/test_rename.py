@@ -171,3 +171,22 @@ def test_a_former_id_that_is_a_live_cards_id_is_refused_by_the_check(tmp_path):
         set_language(None)
     assert error.value.problems == [f"{path}:5:24: former id 'a' is the id of the card on line 4; "
                                     "a card's former ids must be ids no card has now"]
+
+
+def test_stats_counts_an_old_databases_cards_under_the_new_deck(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from studytool.cli.app import app
+
+    home = tmp_path / "home"
+    home.mkdir()
+    record_old_database(home / "studytool.db")   # 4 cards scheduled under cs336-architecture, 1 under p47-encoder
+    monkeypatch.setenv("STUDYTOOL_HOME", str(home))
+    result = CliRunner().invoke(app, ["stats", "--json"])
+    assert result.exit_code == 0, result.output
+    decks = {row["deck"]: row for row in json.loads(result.stdout)["decks"]}
+    assert OLD not in decks
+    arch = decks["transformer-arch"]
+    assert arch["learning"] + arch["review"] == 3   # the three live cards; the removed one keeps its row, unlisted
+    assert sqlite3.connect(home / "studytool.db").execute(
+        "SELECT count(*) FROM cards WHERE deck = 'transformer-arch'").fetchone()[0] == 4
