@@ -137,3 +137,30 @@ def test_cards_shown_with_one_seed_are_not_laid_out_alike():
     # quiz and worksheet give each card its own seed, but an audit or two decks may share one
     twins = [replace(CARDS["ln-batch-free"], id=f"twin-{i}") for i in range(12)]
     assert len({twin.pose(5).options for twin in twins}) > 3
+
+
+DECK_HEAD = "deck: pins\ntitle: t\nsource: s\ncards:\n"
+
+
+def _problems(tmp_path, card_yaml: str) -> list[str]:
+    from studytool.decks.loader import check
+
+    path = tmp_path / "pins.yaml"
+    path.write_text(DECK_HEAD + card_yaml, encoding="utf-8")
+    return [line.split(": ", 1)[1] for line in check([path])]
+
+
+def test_an_option_that_speaks_of_the_others_must_be_pinned(tmp_path):
+    card = ("  - id: c\n    kind: choice\n    topic: layernorm\n    q: 哪个？\n"
+            "    options: [BatchNorm, LayerNorm, 以上都不对]\n    answer: B\n")
+    assert _problems(tmp_path, card) == ["card c: option C ('以上都不对') speaks of the other options: pin it "
+                                         "(pin: [C]) so shuffling keeps it in place"]
+    assert _problems(tmp_path, card + "    pin: [C]\n") == []
+    assert _problems(tmp_path, card + "    pin: [C, E]\n") == ["card c: pin E is not among the 3 options (A to C)"]
+
+
+def test_a_truefalse_card_needs_both_forms(tmp_path):
+    card = "  - id: t\n    kind: truefalse\n    topic: layernorm\n    statement: s\n    answer: true\n    why: w\n"
+    assert _problems(tmp_path, card) == [
+        "card t: missing 'opposite' (a truefalse card needs statement, answer, opposite, why)"]
+    assert _problems(tmp_path, card + "    opposite: o\n") == []
