@@ -10,6 +10,7 @@ from studytool.engine import (
     causal_mask,
     layer_norm,
     positional_encoding,
+    rotary_embedding,
     scaled_dot_product_attention,
     softmax,
 )
@@ -73,3 +74,16 @@ def test_meta_arrays_predict_shape_and_dtype_of_attention(batch, heads, lq, lk, 
     meta_k = MetaArray(k.shape, dtype)
     meta = scaled_dot_product_attention(meta_q, meta_k, meta_k, mask)
     assert [(m.shape, m.dtype) for m in meta] == [(r.shape, r.dtype) for r in real]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 8), st.integers(0, 500), st.integers(0, 500), st.integers(1, 200), st.integers(0, 2**32 - 1))
+def test_rope_scores_depend_only_on_the_offset(half_d, m, n, shift, seed):
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=(1, 2 * half_d)), rng.normal(size=(1, 2 * half_d))
+
+    def score(i, j):
+        return float(rotary_embedding(q, [i])[0] @ rotary_embedding(k, [j])[0])
+
+    assert abs(score(m + shift, n + shift) - score(m, n)) <= 1e-9 * (1 + np.abs(q).sum() * np.abs(k).sum())
+    np.testing.assert_allclose(np.linalg.norm(rotary_embedding(q, [m])), np.linalg.norm(q), rtol=1e-12)
