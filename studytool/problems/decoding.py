@@ -41,3 +41,61 @@ def temperature_softmax(rng: np.random.Generator, *, logits, temperature, ask) -
              Hint(float(engine.softmax(z * t)[top]), "是除以 T，不是乘以 T。"))
     return Variant(head + f"logit 最大的那个词（z = {num(z[top])}）被采样到的概率是多少？", "scalar", float(p[top]),
                    FOUR_DECIMALS, steps, hints, params=params)
+
+
+BEAM_ASKS = ("greedy", "beam", "prob")
+_FIRST = (0.52, 0.55, 0.58, 0.6, 0.62)   # P(A) at step 1: A looks better at first
+_FLAT = (0.52, 0.55, 0.58, 0.6, 0.65)    # after A the next word is uncertain (never 0.5: greedy needs no tie-break)
+_SHARP = (0.75, 0.8, 0.85, 0.9, 0.95, 0.98)   # after B it is nearly sure
+
+
+def _two_steps(rng: np.random.Generator) -> tuple[float, float, float]:
+    """P(A), P(X | A), P(X | B) such that greedy (A first) misses the most probable sequence, which starts with B."""
+    while True:
+        first, flat, sharp = pick(rng, _FIRST), pick(rng, _FLAT), pick(rng, _SHARP)
+        if (1 - first) * sharp > first * flat + 0.01:    # a clear margin, so rounding never decides
+            x_after_a = flat if rng.integers(2) else round(1 - flat, 2)   # which word the flat branch prefers
+            x_after_b = sharp if rng.integers(2) else round(1 - sharp, 2)
+            return first, x_after_a, x_after_b
+
+
+def beam_search(rng: np.random.Generator, *, p_first, x_after_a, x_after_b, ask) -> Variant:
+    """Greedy decoding vs beam search (k = 2) over two steps of two words each (params: p_first, x_after_a,
+    x_after_b, ask).
+
+    Drawn probabilities always make greedy choose A first and miss the most probable sequence,
+    which starts with B: the point of keeping k candidates.
+    """
+    ask = ask or pick(rng, BEAM_ASKS)
+    if p_first is None or x_after_a is None or x_after_b is None:
+        drawn = _two_steps(rng)
+        p_first, x_after_a, x_after_b = (v if v is not None else d for v, d in zip((p_first, x_after_a, x_after_b), drawn))
+    first = {"A": p_first, "B": round(1 - p_first, 6)}
+    second = {"A": {"X": x_after_a, "Y": round(1 - x_after_a, 6)}, "B": {"X": x_after_b, "Y": round(1 - x_after_b, 6)}}
+    joint = {f"{w1} {w2}": first[w1] * p for w1 in "AB" for w2, p in second[w1].items()}
+    top = max(first, key=first.get)
+    greedy = f"{top} {max(second[top], key=second[top].get)}"
+    best = max(joint, key=joint.get)
+    options = tuple(np.asarray(list(joint), dtype=object)[rng.permutation(4)])   # shuffled: no telling position
+    params = {"p_first": p_first, "x_after_a": x_after_a, "x_after_b": x_after_b, "ask": ask}
+    table = "；".join(f"P({w2} | {w1}) = {p:g}" for w1 in "AB" for w2, p in second[w1].items())
+    head = (f"一个两步的解码：第 1 步 P(A) = {first['A']:g}、P(B) = {first['B']:g}；第 2 步 {table}。"
+            "每步只有这两个候选词，两步后结束。")
+    ranked = sorted(joint.items(), key=lambda item: -item[1])
+    steps = (f"贪心：第 1 步取 {top}，第 2 步在 {top} 之后取 {greedy[-1]}，得 {greedy}，概率 {num(joint[greedy])}",
+             "束宽 k = 2：第 1 步保留 A、B 两个前缀；第 2 步扩展出 4 个序列，按整句概率排序：" +
+             "，".join(f"{seq} = {num(p)}" for seq, p in ranked),
+             f"束搜索得 {best}（{num(joint[best])}）" + ("，比贪心的结果更可能：第 1 步稍差的前缀后面跟着一个几乎确定的词"
+                                                       if best != greedy else "，这里与贪心相同"))
+    if ask == "prob":
+        hints = (Hint(joint[greedy], "那是贪心结果的概率；束搜索保留两个前缀，找到的是整句概率最高的序列。"),
+                 Hint(max(second["B"].values()), "整句概率要把两步相乘：P(第一个词) × P(第二个词 | 第一个词)。"))
+        return Variant(head + "束宽 k = 2 的 beam search 选出的整句，概率是多少？", "scalar", joint[best], FOUR_DECIMALS,
+                       steps, tuple(h for h in hints if abs(h.answer - joint[best]) > 1e-9), params=params)
+    right, other = (greedy, best) if ask == "greedy" else (best, greedy)
+    hints = (Hint(frozenset({options.index(other)}),
+                  "那是束搜索的结果；贪心每步只看当前最大的词。" if ask == "greedy" else
+                  "那是贪心的结果；束搜索保留两个前缀，比的是整句概率。"),) if other != right else ()
+    which = "贪心解码（每步取概率最大的词）" if ask == "greedy" else "束宽 k = 2 的 beam search（按整句概率）"
+    return Variant(head + f"{which}输出哪个序列？", "choice", frozenset({options.index(right)}), None, steps, hints,
+                   options, params=params)

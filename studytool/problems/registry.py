@@ -198,6 +198,12 @@ def tokens(min_len: int, max_len: int) -> Check:
     return check
 
 
+def _probability(value: Any) -> str | None:
+    # strictly between 0 and 1 and not 0.5: a tie would leave greedy decoding undefined
+    ok = _is_number(value) and 0.01 <= value <= 0.99 and value != 0.5
+    return None if ok else f"expected a probability in 0.01..0.99 other than 0.5, got {value!r}"
+
+
 def _temperature(value: Any) -> str | None:
     # below 0.05 the scaled logits overflow exp() long before the answer says anything new
     return None if _is_number(value) and 0.05 <= value <= 100 else f"expected a number in 0.05..100, got {value!r}"
@@ -588,6 +594,21 @@ _GENERATORS += (
         ),
         {"q": [1, 0], "k": [0, 1], "m": 2, "n": 3, "ask": "score"},
         "studytool.problems.modern:rope_score",
+    ),
+    Generator(
+        "beam_search",
+        "Greedy decoding vs beam search (k = 2) over two steps: which sequence each picks, the beam's probability.",
+        _params(
+            Param("p_first", "P(A) at step 1, pinned (default: drawn so that greedy misses the best sequence)", None,
+                  _probability),
+            Param("x_after_a", "P(X | A) at step 2, pinned (default: drawn)", None, _probability),
+            Param("x_after_b", "P(X | B) at step 2, pinned (default: drawn)", None, _probability),
+            _ask("greedy", "beam", "prob"),
+        ),
+        {"p_first": 0.6, "x_after_a": 0.55, "x_after_b": 0.9, "ask": "beam"},
+        "studytool.problems.decoding:beam_search",
+        small={"greedy": "the answer is one of the four two-word sequences (shuffled options)",
+               "beam": "the answer is one of the four two-word sequences (shuffled options)"},
     ),
 )
 

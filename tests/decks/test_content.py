@@ -235,7 +235,8 @@ def test_the_new_deck_computes_its_numbers_with_five_generators(decks):
         "rope_score"}
     for card in generated:
         answers = {str(card.pose(seed).answer) for seed in range(100)}
-        assert len(answers) >= 10, card.key   # drawn, not memorisable
+        small = registry.get(card.body["generator"]).small_answer_space(card.body.get("params", {}))
+        assert len(answers) >= (2 if small else 10), card.key   # drawn, not memorisable (or few by nature, and says why)
 
 
 @pytest.mark.parametrize("card_id, expected", [

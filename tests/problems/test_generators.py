@@ -224,6 +224,19 @@ def rope_score(p, v):
     return [q.real, q.imag] if p["ask"] == "rotate" else q.real * k.real + q.imag * k.imag
 
 
+def beam_search(p, v):
+    # every two-word sequence by brute force: greedy takes the larger word at each step, the beam the best product
+    first = {"A": p["p_first"], "B": 1 - p["p_first"]}
+    second = {"A": {"X": p["x_after_a"], "Y": 1 - p["x_after_a"]}, "B": {"X": p["x_after_b"], "Y": 1 - p["x_after_b"]}}
+    joint = {f"{a} {b}": first[a] * q for a in "AB" for b, q in second[a].items()}
+    top = max(first, key=first.get)
+    greedy = f"{top} {max(second[top], key=second[top].get)}"
+    best = max(joint, key=joint.get)
+    if p["ask"] == "prob":
+        return joint[best]
+    return option_text(v) == (greedy if p["ask"] == "greedy" else best)
+
+
 INDEPENDENT = {
     "layer_norm": layer_norm, "batch_norm": batch_norm, "positional_encoding": positional_encoding,
     "softmax": softmax_, "attention_scores": attention_scores, "multi_head_shapes": multi_head_shapes,
@@ -231,7 +244,7 @@ INDEPENDENT = {
     "cross_attention_shapes": cross_attention_shapes, "ffn_shapes": ffn_shapes, "param_count": param_count,
     "attention_cost": attention_cost, "kv_cache": kv_cache, "tied_embeddings": tied_embeddings,
     "transformer_params": transformer_params, "warmup_lr": warmup_lr, "temperature_softmax": temperature_softmax,
-    "rms_norm": rms_norm, "rope_score": rope_score,
+    "rms_norm": rms_norm, "rope_score": rope_score, "beam_search": beam_search,
 }
 
 
@@ -426,3 +439,15 @@ def test_rope_scores_depend_only_on_the_distance():
     scores = {generator.draw(np.random.default_rng(0), q=[2, -1], k=[1, 3], m=m, n=m + 2, ask="score").answer
               for m in range(6)}
     assert max(scores) - min(scores) < 1e-12   # (R_m q)·(R_(m+2) k) is the same for every m
+
+
+def test_drawn_beam_questions_always_separate_greedy_from_the_beam():
+    generator = registry.get("beam_search")
+    for seed in range(200):
+        p = generator.draw(np.random.default_rng(seed), ask="prob").params
+        first = {"A": p["p_first"], "B": 1 - p["p_first"]}
+        after = {"A": p["x_after_a"], "B": p["x_after_b"]}
+        joint = {(a, b): first[a] * (after[a] if b == "X" else 1 - after[a]) for a in "AB" for b in "XY"}
+        best = max(joint, key=joint.get)
+        assert best[0] == "B" and p["p_first"] > 0.5   # greedy starts with A and so cannot reach it
+        assert joint[best] > max(joint[("A", "X")], joint[("A", "Y")]) + 0.01

@@ -34,6 +34,8 @@ VALUES = {
     "bytes_per_value": st.integers(0, 5), "warmup": st.integers(0, 10_000), "step": st.integers(0, 100_000),
     "logits": st.lists(st.integers(-25, 25), min_size=1, max_size=7),
     "temperature": st.floats(-1, 10) | st.sampled_from([0.25, 0.5, 2.0]), "m": st.integers(0, 12),
+    "p_first": st.sampled_from([0.0, 0.5, 0.55, 0.6, 1.2]), "x_after_a": st.sampled_from([0.3, 0.5, 0.55, 0.9]),
+    "x_after_b": st.sampled_from([0.1, 0.8, 0.95, 2.0]),
 }
 
 

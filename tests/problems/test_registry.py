@@ -1,4 +1,4 @@
-"""The registry: the 20 names decks refer to, typed parameters, validation."""
+"""The registry: the 21 names decks refer to, typed parameters, validation."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ CONTRACT_NAMES = {
     "attention_cost",
     # what interviewers ask next (the interview-next deck)
     "kv_cache", "tied_embeddings", "transformer_params", "warmup_lr", "temperature_softmax", "rms_norm", "rope_score",
+    "beam_search",
 }
 
 
