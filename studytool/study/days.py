@@ -7,6 +7,11 @@ day may be 23 or 25 hours long. Elapsed days between two moments are the
 difference of their day numbers, as Anki counts them for FSRS: a card reviewed
 at 22:15 and again at 08:00 two calendar days later has 2 elapsed days, though
 under 36 hours passed.
+
+Anki's own revlog arithmetic (what `compute_memory_state` and the optimizer
+use) counts whole 86,400-second periods back from the next day's start, so
+near a daylight-saving change an answer within an hour of 04:00 may fall in
+another day there; its live scheduler and this module count calendar days.
 """
 
 from __future__ import annotations

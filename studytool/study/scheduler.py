@@ -154,7 +154,7 @@ class Scheduler:
         elif rating == 3 and step + 1 < len(steps):
             step, delay = step + 1, steps[step + 1]
         if delay is not None:
-            return Schedule(state, step, memory.stability, memory.difficulty, when + delay, when)
+            return Schedule(state, step, memory.stability, memory.difficulty, self._step_due(when, delay), when)
         minimum = 1
         if rating == 4:   # Easy waits at least a day longer than Good would have
             minimum = self._fuzzed(self.interval(memories[3].stability), 1, fuzz) + 1
@@ -182,6 +182,12 @@ class Scheduler:
             return min(max(_round(interval), min(minimum, maximum)), maximum)
         lower, upper = fuzz_bounds(interval, minimum, maximum)
         return math.floor(lower + fuzz * (1 + upper - lower))
+
+    def _step_due(self, when: datetime, delay: timedelta) -> datetime:
+        """A step of a day or more is due on a day, as Anki's interday learning is: from the start of that day."""
+        if delay < timedelta(days=1):
+            return when + delay
+        return self.days.start(self.days.number(when) + _round(delay / timedelta(days=1)))
 
     def _due_in(self, days: int, memory: _Memory, when: datetime) -> Schedule:
         """A review card due `days` Anki days after `when`'s day: due from the moment that day starts."""

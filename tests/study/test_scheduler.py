@@ -122,6 +122,15 @@ def test_steps_come_from_the_rules():
     assert s.answer(card, 1, t, key="d/a", reps=1).state == REVIEW   # no relearning steps: stays a review card
 
 
+def test_a_step_of_a_day_or_more_is_due_from_the_start_of_its_day():
+    s = scheduler(learning_steps=(timedelta(minutes=10), timedelta(days=1), timedelta(days=3)))
+    t = at("2026-03-01T22:00:00+00:00")
+    first = s.answer(None, 3, t, key="d/a", reps=0)                       # Good: the 1-day step
+    assert (first.step, first.due) == (1, at("2026-03-02T04:00:00+00:00"))
+    second = s.answer(first, 3, at("2026-03-02T09:00:00+00:00"), key="d/a", reps=1)
+    assert (second.step, second.due) == (2, at("2026-03-05T04:00:00+00:00"))
+
+
 # --- fuzz ------------------------------------------------------------------------
 
 
