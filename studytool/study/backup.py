@@ -130,21 +130,21 @@ def take(db: Path, now: datetime | None = None) -> Backup:
             temporary.unlink(missing_ok=True)
         raise StudytoolError(_("cannot back up {db} into {folder} ({reason}); nothing was written").format(
             db=db, folder=folder, reason=" ".join(str(error).split()))) from None
-    prune(db)
-    return next(backup for backup in backups(db) if backup.path == target)
+    prune(db, keep=target)   # kept whatever the clock says: the newest may be dated later (STUDYTOOL_NOW)
+    return Backup(target, now.astimezone(timezone.utc).replace(microsecond=0), target.stat().st_size, _answers(target))
 
 
 def ensure_daily(db: Path, now: datetime | None = None) -> Backup | None:
     """Before the day's first write: `take` a backup unless one was taken today (local time); the one taken."""
     now = now or clock_now()
     newest = backups(db, count=False)
-    if newest and newest[0].time.astimezone().date() == now.astimezone().date():
+    if newest and newest[0].time.astimezone().date() >= now.astimezone().date():   # a clock set back: no copy
         return None
     return take(db, now)
 
 
-def prune(db: Path) -> list[Path]:
-    """Delete the backups that are neither the newest of one of the last 7 days nor of the last 4 weeks."""
+def prune(db: Path, keep: Path | None = None) -> list[Path]:
+    """Delete the backups that are neither the newest of one of the last 7 days nor of the last 4 weeks (nor `keep`)."""
     newest_per_day: dict[object, Backup] = {}
     newest_per_week: dict[object, Backup] = {}
     found = backups(db, count=False)
@@ -152,9 +152,9 @@ def prune(db: Path) -> list[Path]:
         local = backup.time.astimezone()
         newest_per_day.setdefault(local.date(), backup)
         newest_per_week.setdefault(local.isocalendar()[:2], backup)
-    keep = {b.path for b in list(newest_per_day.values())[:KEEP_DAILY]}
-    keep |= {b.path for b in list(newest_per_week.values())[:KEEP_WEEKLY]}
-    dropped = [backup.path for backup in found if backup.path not in keep]
+    kept = {b.path for b in list(newest_per_day.values())[:KEEP_DAILY]} | {keep}
+    kept |= {b.path for b in list(newest_per_week.values())[:KEEP_WEEKLY]}
+    dropped = [backup.path for backup in found if backup.path not in kept]
     for path in dropped:
         path.unlink(missing_ok=True)
     return dropped

@@ -90,6 +90,16 @@ def test_the_first_write_of_each_day_takes_one_backup(db):
     assert [b.time for b in backup.backups(db)] == [T0 + timedelta(days=1), T0]
 
 
+def test_a_clock_set_back_takes_no_copy_and_never_loses_the_one_it_takes(db):
+    """STUDYTOOL_NOW may go back in time (scripts, tests): the backups stay, and a copy taken is never pruned at once."""
+    for day in range(10):
+        backup.take(db, T0 + timedelta(days=day))
+    assert backup.ensure_daily(db, T0) is None   # a newer copy exists already
+    earlier = backup.take(db, T0 - timedelta(days=30))
+    assert earlier.path.exists() and earlier.answers == 3
+    assert earlier.time == T0 - timedelta(days=30)
+
+
 def test_open_store_for_writing_backs_up_first(db):
     with open_store(db):
         pass
