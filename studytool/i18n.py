@@ -340,17 +340,6 @@ ZH: dict[str, str] = {
     "not a studytool database": "不是 studytool 的数据库",
     "{path}: cannot use this progress database ({reason})": "{path}：无法使用这个进度数据库（{reason}）",
     "{path}: written by a newer studytool (schema {found}, this one knows {known}); upgrade studytool": "{path}：由更新版本的 studytool 写入（数据库版本 {found}，本版本只认识到 {known}）；请升级 studytool",
-    "head {h}": "头 {h}",
-    "causal mask, n = {n}: query i sees keys j <= i": "因果掩码，n = {n}：第 i 个 query 只看 j <= i 的 key",
-    "padding mask, lengths {lengths}, max_len = {max_len}: padded keys are blocked":
-        "填充掩码，长度 {lengths}，max_len = {max_len}：补齐的 key 被遮住",
-    "Attention weights per head: one random sentence, seed {seed} (each row sums to 1)":
-        "各头的注意力权重：一句随机输入，种子 {seed}（每行和为 1）",
-    "empty lengths: give sentence lengths like 3,5,2": "长度为空：请给出句子长度，例如 3,5,2",
-    "a sentence length is a whole number from 1 on, got {token}": "句子长度须是从 1 起的整数，收到的是 {token}",
-    "give one of --causal N or --lengths 3,5,2": "请给出 --causal N 或 --lengths 3,5,2 其中之一",
-    "a mask over {n} positions is too large to draw (at most {most})": "{n} 个位置的掩码太大，画不下（最多 {most}）",
-    "--weights draws an L x L grid per head: use --seq {most} or less": "--weights 为每个头画一张 L x L 的图：请用 --seq {most} 或更小",
     # pictures (cli/render/pictures.py, the stats calendar and charts, mask grids, heatmaps)
     "Study calendar: answers per day, last 26 weeks": "学习日历：每日回答数（最近 26 周）",
     "Due in the next 30 days": "未来 30 天到期",
