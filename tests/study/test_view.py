@@ -34,9 +34,9 @@ def text(console: Console) -> str:
 
 
 def test_a_narrow_card_header_drops_the_deck_then_the_id_but_keeps_counter_and_topic():
-    card = number("gen-causal-visible", 1, topic="architecture", deck="cs336-architecture")
+    card = number("gen-causal-visible", 1, topic="architecture", deck="transformer-arch")
     variant = card.pose(None)
-    for width, header in [(100, "[1/20] cs336-architecture/gen-causal-visible · architecture"),
+    for width, header in [(100, "[1/20] transformer-arch/gen-causal-visible · architecture"),
                           (50, "[1/20] gen-causal-visible · architecture"),
                           (30, "[1/20] architecture")]:
         console = screen(width)
@@ -160,6 +160,8 @@ def test_after_a_session_the_summary_says_when_cards_come_back():
     show_summary(console, answered)
     assert "Next card due 2026-03-02 at 09:30. Due tomorrow: 2; in the next 7 days: 5." in text(console)
     assert "Nothing to review" not in text(console) and "New cards" not in text(console)
+    overdue = replace(outlook, next_due=T0 - timedelta(hours=1))   # after :q, cards left due
+    assert outlook_text(overdue, asked=True) == "Cards are due now. Due tomorrow: 2; in the next 7 days: 5."
 
 
 def test_a_wrapped_recall_reference_answer_stays_indented():
