@@ -390,6 +390,7 @@ ZH: dict[str, str] = {
     "No new cards left in these decks.": "这些卡组里已没有新卡片。",
     # scheduling: the clock, Anki's day, the outlook, leeches
     "Due tomorrow: {tomorrow}; in the next 7 days: {week}.": "明天到期：{tomorrow} 张；未来 7 天：{week} 张。",
+    "Cards are due now.": "现在就有卡片到期。",
     "STUDYTOOL_NOW must be an ISO 8601 time with an offset, like 2026-03-02T08:00:00+00:00; got {value!r}":
         "STUDYTOOL_NOW 必须是带时区偏移的 ISO 8601 时间，例如 2026-03-02T08:00:00+00:00；收到的是 {value!r}",
     "day_start must be an hour from 0 to 23, got {value}": "day_start 必须是 0 到 23 之间的整点，收到的是 {value}",

@@ -161,7 +161,9 @@ def outlook_text(outlook: Outlook, *, asked: bool = False) -> str:
     sentences = [] if asked else [_("Nothing to review now.")]
     if outlook.next_due is not None:
         due = outlook.next_due.astimezone(outlook.now.tzinfo)
-        if due.date() == outlook.now.date():
+        if due <= outlook.now:   # left after :q, or held back by the daily review limit
+            sentences.append(_("Cards are due now."))
+        elif due.date() == outlook.now.date():
             sentences.append(_("Next card due at {time} ({count} due later today).").format(
                 time=due.strftime("%H:%M"), count=outlook.due_today))
         else:
