@@ -118,10 +118,8 @@ def _pose_shape(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
 
 
 def _pose_order(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
-    import numpy as np
-
     items = body["items"]
-    shown = [int(i) for i in np.random.default_rng(0 if seed is None else seed).permutation(len(items))]
+    shown = shuffled_order(len(items), frozenset(), layout)
     if shown == list(range(len(items))):   # shown in order would give the answer away
         shown = shown[1:] + shown[:1]
     # answer: the shown positions of the items, in the right order
