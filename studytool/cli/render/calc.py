@@ -136,7 +136,7 @@ def render_mask(r: dict[str, Any], console: Console) -> None:
     """`calc mask`: the causal grid, or one grid per sentence of a padded batch."""
     from rich.columns import Columns
 
-    from studytool.cli.render.pictures import MaskGrid, mask_legend, padding_grids
+    from studytool.cli.render.pictures import MaskGrid, MaskLegend, padding_grids
 
     if r["kind"] == "causal":
         console.print(Text(_("causal mask, n = {n}: query i sees keys j <= i").format(n=r["n"]), style="bold"))
@@ -145,7 +145,7 @@ def render_mask(r: dict[str, Any], console: Console) -> None:
         console.print(Text(_("padding mask, lengths {lengths}, max_len = {max_len}: padded keys are blocked").format(
             lengths=", ".join(map(str, r["lengths"])), max_len=r["max_len"]), style="bold"))
         console.print(Columns(padding_grids(r["blocked"]), padding=(0, 3)))
-    console.print(mask_legend(console))
+    console.print(MaskLegend())
 
 
 def _weights(console: Console, weights: dict[str, Any]) -> None:
