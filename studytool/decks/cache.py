@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from functools import cache
@@ -83,9 +84,22 @@ def load(name: str, data: bytes) -> Entry | None:
         if any(pattern.search(raw) for pattern in _SUSPECT):
             return None
         with _gc_paused():   # as for composing: the collector would walk the fresh, acyclic containers
-            return _entry(json.loads(raw.decode("utf-8")), name, digest)
+            doc = json.loads(raw.decode("utf-8"), parse_float=_finite, parse_constant=_not_a_number)
+            return _entry(doc, name, digest)
     except (OSError, ValueError, TypeError, KeyError, RecursionError):   # missing or not ours: validate afresh
         return None
+
+
+def _finite(text: str) -> float:
+    """JSON reads 1e400 as inf; the validator never lets one through, so neither does the cache."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def _not_a_number(text: str) -> float:
+    raise ValueError(text)   # NaN, Infinity: never written by `store`
 
 
 def _entry(doc: Any, name: str, digest: str) -> Entry | None:
@@ -120,10 +134,39 @@ def _card(card: Any, deck: str, name: str) -> Card | None:
                                                                         "line"))
     if not (type(id_) is str and type(topic) is str and type(source) is str and (why is None or type(why) is str)
             and type(body) is dict and type(line) is int and type(tags) is list and all(type(t) is str for t in tags)
-            and _is_ids(card.get("formerly"))):
+            and _is_ids(card.get("formerly")) and _body_ok(card["kind"], body)):
         return None
     return Card(deck=deck, id=id_, kind=card["kind"], topic=topic, tags=tuple(tags), source=source, why=why,
                 body=body, file=name, line=line, formerly=tuple(card["formerly"]))
+
+
+def _number(value: Any) -> bool:
+    return type(value) in (int, float)
+
+
+def _texts(value: Any) -> bool:
+    return type(value) is list and all(type(v) is str for v in value)
+
+
+# The types posing relies on, by field (answer by kind): a planted entry of the right shape but, say, a vector
+# answer of text would fail only when shown. Fields not listed are taken as written.
+_FIELDS = {"q": str, "a": str, "statement": str, "opposite": str, "generator": str, "params": dict, "example": dict,
+           "options": _texts, "items": _texts, "tolerance": _number}
+_ANSWERS = {
+    "number": _number,
+    "vector": lambda v: type(v) is list and all(_number(x) for x in v),
+    "shape": lambda v: type(v) is list and all(type(x) is int for x in v),
+    "truefalse": lambda v: type(v) is bool,
+    "choice": lambda v: type(v) is str or _texts(v),
+}
+
+
+def _body_ok(kind: str, body: dict[str, Any]) -> bool:
+    for field, value in body.items():
+        want = _ANSWERS.get(kind) if field == "answer" else _FIELDS.get(field)
+        if want is not None and not (type(value) is want if isinstance(want, type) else want(value)):
+            return False
+    return True
 
 
 def _document(name: str, digest: str, entry: Entry) -> dict[str, Any]:

@@ -125,10 +125,23 @@ def edit_entry(home, change):
     lambda doc: doc["deck"]["cards"][0]["body"].update(q="\x1b]52;c;aGk=\x07"),   # OSC 52: a clipboard write
     lambda doc: doc["deck"]["cards"][0]["body"].update(q="\x9b2J"),                # C1 CSI: clear screen
     lambda doc: doc["deck"]["cards"][0]["body"].update(q="\ud800"),
+    lambda doc: doc["deck"]["cards"][1]["body"].update(tolerance=float("inf")),     # written as Infinity
+    lambda doc: doc["deck"]["cards"][1]["body"].update(answer=[0.5, "x"]),          # posing would fail on it
+    lambda doc: doc["deck"]["cards"][0]["body"].update(q=["a", "list"]),
+    lambda doc: doc["deck"]["cards"][2]["body"].update(params="size=4"),
 ])
 def test_an_entry_not_as_written_is_ignored(deck_path, home, change):
     expected = load_deck_file(deck_path)
     edit_entry(home, change)
+    assert load_deck_file(deck_path) == expected
+
+
+def test_a_number_too_large_for_a_float_is_ignored(deck_path, home):
+    expected = load_deck_file(deck_path)
+    [entry] = entries(home)
+    text = entry.read_text(encoding="utf-8")
+    assert '"answer":[0.841471,' in text
+    entry.write_text(text.replace('"answer":[0.841471,', '"answer":[1e400,'), encoding="utf-8")
     assert load_deck_file(deck_path) == expected
 
 
@@ -195,6 +208,7 @@ def test_a_planted_pickle_never_runs(home, tmp_path):
     mine.write_text(DECK, encoding="utf-8")
     folder = home / "cache" / "decks"
     folder.mkdir(parents=True)
+    cache._salt.cache_clear()   # the names as the commands below compute them, from the code as it is now
     for source in [*bundled_sources(), mine]:
         digest = cache._digest(str(source), source.read_bytes())
         (folder / f"{digest}.json").write_bytes(payload)
