@@ -14,6 +14,7 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
     ("review.py", ["--cards", "40", "--answers", "200", "--runs", "1"]),
     ("variants.py", ["--draws", "5", "--runs", "1"]),
     ("items.py", ["--seeds", "1"]),
+    ("simulate.py", ["--days", "12", "--seeds", "1", "--cards-per-topic", "2"]),
 ])
 def test_benchmark_script_runs(script, args, tmp_path):
     result = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], cwd=tmp_path,
