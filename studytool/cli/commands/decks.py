@@ -52,8 +52,12 @@ def decks_audit(
     deck: Optional[str] = typer.Argument(None, metavar="DECK", help="A deck id (default: every installed deck)."),
     json_: Json = False,
 ) -> None:
-    """Does a right answer mean the learner knew it? Answer positions, true/false balance, format lines,
-    fixed numbers, near-duplicates, generated variety and, from your log, item statistics; exit 1 if a check fails."""
+    """Does a right answer mean the learner knew it? Check the cards; exit 1 if a check fails.
+
+    Measures answer positions, true/false balance, format lines, fixed numbers, near-duplicates, variety.
+
+    From your review log: item statistics per card (share right, median time, hinted answers).
+    """
     from studytool.cli.render.audit import audit_json, render_audit
     from studytool.cli.render.common import console, print_json
     from studytool.decks.audit import audit
