@@ -352,3 +352,16 @@ def test_backup_of_a_damaged_database_refuses_and_names_the_good_one(tmp_path):
     result = runner.invoke(app, ["backup"], env={"STUDYTOOL_HOME": str(home)})
     assert result.exit_code == 1
     assert f"studytool backup restore {good.name}" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_quiz_on_damage_quick_check_misses_writes_nothing(tmp_path):
+    home = tmp_path / "home"
+    db = home / "studytool.db"
+    record(db, 2)
+    good = backup.take(db, datetime.now(timezone.utc) - timedelta(days=1))
+    damage_missed_by_quick_check(db)
+    before = db.read_bytes()
+    result = runner.invoke(app, ["quiz", "--count", "1"], env={"STUDYTOOL_HOME": str(home)}, input="1\n1\n")
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1 and f"studytool backup restore {good.name}" in result.stderr
+    assert db.read_bytes() == before and beside(db) == []
