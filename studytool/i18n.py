@@ -503,6 +503,7 @@ ZH: dict[str, str] = {
     "invalid YAML: {detail}": "YAML 格式错误：{detail}",
     "nested too deeply": "嵌套太深",
     "cannot read the file: {reason}": "无法读取文件：{reason}",
+    "{path} is {kind}, not a database file": "{path} 是{kind}，不是数据库文件",
     "these sizes are too large to trace: an array would have more elements than NumPy can index; try smaller sizes (the shapes scale the same way)": "这些尺寸太大，无法追踪：某个数组的元素个数超出 NumPy 能索引的范围；请用小一些的尺寸（形状的规律相同）",
     "at most {n} numbers, please (calc shows every step for each)": "最多 {n} 个数（calc 会为每个数列出每一步）",
     "cannot write the output: {reason}": "无法写出输出：{reason}",

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -243,6 +244,11 @@ def check_database(path: Path) -> int:
         return 0
     if path.is_dir():   # SQLite would only say "disk I/O error"
         raise StudytoolError(_("{path} is a directory, not a database file").format(path=path))
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):   # SQLite would wait forever on a FIFO for a writer
+        from studytool.files import kind_of
+
+        raise StudytoolError(_("{path} is {kind}, not a database file").format(path=path, kind=kind_of(mode)))
     try:
         con = sqlite3.connect(read_only_uri(path), uri=True, timeout=BUSY_TIMEOUT_S)
     except sqlite3.Error as error:

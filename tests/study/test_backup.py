@@ -365,3 +365,13 @@ def test_quiz_on_damage_quick_check_misses_writes_nothing(tmp_path):
     assert result.exit_code == 1
     assert result.stderr.count("\n") == 1 and f"studytool backup restore {good.name}" in result.stderr
     assert db.read_bytes() == before and beside(db) == []
+
+
+@pytest.mark.parametrize("make", [os.mkfifo, None])
+def test_a_fifo_or_device_as_the_database_is_one_line_without_waiting(tmp_path, make):
+    """SQLite opening a FIFO waits for a writer forever; it is refused before SQLite sees it."""
+    path = tmp_path / "pipe.db" if make else Path("/dev/zero")
+    if make:
+        make(path)
+    with pytest.raises(StudytoolError, match=r"is a (named pipe \(FIFO\)|device), not a database file"):
+        open_store(path, create=False)
