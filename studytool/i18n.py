@@ -560,6 +560,9 @@ ZH: dict[str, str] = {
     "close — check the rounding in the last step": "很接近——检查最后一步的舍入",
     "former id {card!r} is the id of the card on line {line}; a card's former ids must be ids no card has now":
         "旧 id {card!r} 是第 {line} 行那张卡片现在的 id；卡片的旧 id 必须是现在没有卡片在用的 id",
+    "moved the progress of {cards} cards to their new ids (first: {old} → {new}); "
+    "each move is logged in the database's renames table":
+        "已把 {cards} 张卡片的进度移到新 id（第一个：{old} → {new}）；每次移动都记在数据库的 renames 表里",
     # the engine's data-flow steps in worked solutions (problems/vocabulary.py)
     ": ": "：",
     "self-attention": "自注意力",

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from studytool.config import now
+from studytool.i18n import _
 from studytool.study.store import Store, format_time
 
 if TYPE_CHECKING:
@@ -106,6 +107,15 @@ def _deck_settings(con: sqlite3.Connection, plan: Renames) -> list[str]:
     marks = ", ".join("?" * len(plan.decks))
     return [row[0] for row in con.execute(f"SELECT DISTINCT deck FROM deck_settings WHERE deck IN ({marks})",
                                           list(plan.decks))]
+
+
+def notice(moved: Sequence[Moved]) -> str | None:
+    """The one line that tells the learner progress moved (None when nothing did)."""
+    if not moved:
+        return None
+    return _("moved the progress of {cards} cards to their new ids (first: {old} → {new}); "
+             "each move is logged in the database's renames table").format(
+        cards=len(moved), old=moved[0].old, new=moved[0].new)
 
 
 def _pending(con: sqlite3.Connection, plan: Renames, tables) -> list[str]:

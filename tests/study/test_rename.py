@@ -182,6 +182,7 @@ def test_stats_counts_an_old_databases_cards_under_the_new_deck(tmp_path, monkey
     home.mkdir()
     record_old_database(home / "studytool.db")   # 4 cards scheduled under cs336-architecture, 1 under p47-encoder
     monkeypatch.setenv("STUDYTOOL_HOME", str(home))
+    monkeypatch.setenv("STUDYTOOL_LANG", "en")
     result = CliRunner().invoke(app, ["stats", "--json"])
     assert result.exit_code == 0, result.output
     decks = {row["deck"]: row for row in json.loads(result.stdout)["decks"]}
@@ -190,3 +191,8 @@ def test_stats_counts_an_old_databases_cards_under_the_new_deck(tmp_path, monkey
     assert arch["learning"] + arch["review"] == 3   # the three live cards; the removed one keeps its row, unlisted
     assert sqlite3.connect(home / "studytool.db").execute(
         "SELECT count(*) FROM cards WHERE deck = 'transformer-arch'").fetchone()[0] == 4
+    said = " ".join(result.stderr.split())   # one notice on stderr (stdout stays one JSON document)
+    assert said == (f"moved the progress of 4 cards to their new ids (first: {OLD}/a-card-since-removed → "
+                    "transformer-arch/a-card-since-removed); each move is logged in the database's renames table")
+    again = CliRunner().invoke(app, ["stats", "--json"])
+    assert again.exit_code == 0 and again.stderr == ""   # moved once: nothing to say the next time

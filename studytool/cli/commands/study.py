@@ -21,7 +21,7 @@ def _study(ctx: typer.Context, as_json: bool, start) -> None:
     from studytool.cli.render.common import console, err_console, print_json
     from studytool.cli.render.study import TerminalView, make_ask, show_summary
     from studytool.decks.loader import load_decks
-    from studytool.study.rename import follow
+    from studytool.study.rename import follow, notice
     from studytool.study.store import open_store
 
     settings = ctx.obj
@@ -29,7 +29,8 @@ def _study(ctx: typer.Context, as_json: bool, start) -> None:
     decks = load_decks(settings)
     screen = err_console() if as_json else console()
     with open_store(settings.db_path) as store:
-        follow(store, decks)   # progress recorded under a renamed deck's or card's former id moves to it first
+        if moved := notice(follow(store, decks)):   # progress under a renamed deck's or card's former id moves first
+            err_console().print(moved, markup=False, highlight=False)
         summary = start(store, decks, make_ask(screen, sys.stdin.isatty()), TerminalView(screen, decks))
     if as_json:
         print_json(summary.to_json())
@@ -101,17 +102,18 @@ def stats_command(ctx: typer.Context, as_json: Json = False) -> None:
     """Progress: cards per deck, a 26-week calendar, the 30-day forecast, retention by week, weakest topics."""
     from studytool.config import now
 
-    from studytool.cli.render.common import console, print_json
+    from studytool.cli.render.common import console, err_console, print_json
     from studytool.cli.render.study import show_stats
     from studytool.decks.loader import load_decks
     from studytool.study.stats import compute_stats
-    from studytool.study.rename import follow
+    from studytool.study.rename import follow, notice
     from studytool.study.store import open_store
 
     ctx.obj.check_home()
     decks = load_decks(ctx.obj)
     with open_store(ctx.obj.db_path, create=False) as store:  # only reads: creates no folder or database
-        follow(store, decks)   # an existing database is re-keyed after a rename, so the counts find their cards
+        if moved := notice(follow(store, decks)):   # re-keyed after a rename, so the counts find their cards
+            err_console().print(moved, markup=False, highlight=False)
         stats = compute_stats(store, decks, now())
     if as_json:
         print_json(stats.to_json())
