@@ -106,6 +106,8 @@ def installed_sources(settings: Settings, notes: Scan | None = None) -> list[Sou
     folder = settings.user_deck_dir
     if folder.exists() and not folder.is_dir():
         raise StudytoolError(_("{path} is a file; your own decks go in a folder of that name").format(path=folder))
+    if folder.is_symlink() and not folder.exists() and notes is not None:   # a dangling or looping link
+        notes.skipped.append(f"{folder}: " + _("skipped: {why}").format(why=_skip_reason(folder)))
     user = [folder] if folder.is_dir() else []
     return [*bundled_sources(), *expand(user, notes), *expand(settings.deck_paths, notes)]
 

@@ -459,3 +459,11 @@ def test_hostile_text_and_numbers_load_clean_or_fail_at_their_place(tmp_path, q,
     texts = [deck.title, *(str(value) for card in deck.cards for value in card.body.values())]
     assert not any(CONTROL.search(text) for text in texts)
     assert digits <= 100 and all(math.isfinite(v) for v in deck.cards[1].pose().answer)
+
+
+def test_a_decks_folder_that_is_a_broken_link_is_said(tmp_path):
+    (tmp_path / "decks").symlink_to(tmp_path / "gone")
+    with pytest.warns(Warning) as caught:
+        load_decks(Settings(home=tmp_path))
+    assert [str(w.message) for w in caught] == [
+        f"{tmp_path / 'decks'}: skipped: a symbolic link to {tmp_path / 'gone'}, which does not exist"]
