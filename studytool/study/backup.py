@@ -125,9 +125,11 @@ def take(db: Path, now: datetime | None = None) -> Backup:
             copy.close()
             source.close()
         os.replace(temporary, target)
-    except (OSError, sqlite3.Error) as error:
+    except BaseException as error:   # Ctrl-C too: no half copy is left in the folder
         if temporary is not None:
             temporary.unlink(missing_ok=True)
+        if not isinstance(error, (OSError, sqlite3.Error)):
+            raise
         raise StudytoolError(_("cannot back up {db} into {folder} ({reason}); nothing was written").format(
             db=db, folder=folder, reason=" ".join(str(error).split()))) from None
     prune(db, keep=target)   # kept whatever the clock says: the newest may be dated later (STUDYTOOL_NOW)

@@ -375,3 +375,24 @@ def test_a_fifo_or_device_as_the_database_is_one_line_without_waiting(tmp_path, 
         make(path)
     with pytest.raises(StudytoolError, match=r"is a (named pipe \(FIFO\)|device), not a database file"):
         open_store(path, create=False)
+
+
+def test_an_interrupted_backup_leaves_no_half_copy(db, monkeypatch):
+    real = sqlite3.connect
+
+    class Interrupted:
+        """A connection whose online backup is cut short by Ctrl-C."""
+
+        def __init__(self, *args, **kwargs):
+            self.con = real(*args, **kwargs)
+
+        def __getattr__(self, name):
+            return getattr(self.con, name)
+
+        def backup(self, *args, **kwargs):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(sqlite3, "connect", Interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        backup.take(db, T0)
+    assert os.listdir(db.parent / "backups") == []
