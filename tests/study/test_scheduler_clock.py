@@ -19,12 +19,14 @@ def env(tmp_path, monkeypatch):
     monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("STUDYTOOL_LANG", "en")
     monkeypatch.setenv("TZ", "UTC")
-    drill_deck(tmp_path, n=2)
+    (tmp_path / "drill").mkdir()
+    drill_deck(tmp_path / "drill", n=2)   # a folder of its own: --deck-path reads every entry of it
     return tmp_path
 
 
 def invoke(env, args, text="", when="2026-03-01T09:00:00+00:00"):
-    return CliRunner().invoke(app, ["--deck-path", str(env), *args], input=text, env={"STUDYTOOL_NOW": when})
+    return CliRunner().invoke(app, ["--deck-path", str(env / "drill"), *args], input=text,
+                              env={"STUDYTOOL_NOW": when})
 
 
 def rows(env, sql):
