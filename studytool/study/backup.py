@@ -221,14 +221,19 @@ def _put_in_place(backup: Path, db: Path, replaced: Path | None) -> None:
     import shutil
 
     temporary = db.with_name(f".{db.name}.restore.tmp")
+    moved: list[tuple[str, str]] = []   # (where it was, where it went), to undo on failure
     try:
         shutil.copyfile(backup, temporary)
         if replaced is not None:
-            os.replace(db, replaced)
-            for suffix in ("-wal", "-shm"):   # left beside the copy they would be read as its journal
+            for suffix in ("", "-wal", "-shm"):   # left beside the copy, -wal/-shm would be read as its journal
                 if os.path.lexists(f"{db}{suffix}"):
                     os.replace(f"{db}{suffix}", f"{replaced}{suffix}")
+                    moved.append((f"{db}{suffix}", f"{replaced}{suffix}"))
         os.replace(temporary, db)
-    except OSError as error:
+    except BaseException as error:   # Ctrl-C too: the database is where it was, or the restored one is
         temporary.unlink(missing_ok=True)
+        for original, aside in reversed(moved):
+            os.replace(aside, original)
+        if not isinstance(error, OSError):
+            raise
         raise StudytoolError(_("cannot restore {db}: {reason}").format(db=db, reason=error.strerror or error)) from None

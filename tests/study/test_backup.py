@@ -396,3 +396,21 @@ def test_an_interrupted_backup_leaves_no_half_copy(db, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         backup.take(db, T0)
     assert os.listdir(db.parent / "backups") == []
+
+
+def test_an_interrupted_restore_puts_the_database_back(db, monkeypatch):
+    backup.take(db, T0)
+    record(db, 2, start=3)
+    real = os.replace
+
+    def interrupted(source, target):
+        if str(source).endswith(".restore.tmp"):
+            raise KeyboardInterrupt
+        real(source, target)
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        backup.restore(db, force=True, now=T0)
+    monkeypatch.undo()
+    assert answers_in(db) == 5
+    assert sorted(p.name for p in db.parent.iterdir() if p.is_file()) == ["studytool.db"]
