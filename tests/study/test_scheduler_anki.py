@@ -66,8 +66,9 @@ HISTORIES = {
 }
 
 
-def anki_states(histories: list[list[tuple[datetime, int, int]]]) -> list[list[list[float]]]:
-    payload = [[[round(t.timestamp() * 1000), rating, kind] for t, rating, kind in h] for h in histories]
+def anki_states(histories: list[list[tuple[datetime, int, int]]], params=None) -> list[list[list[float]]]:
+    payload = [{"params": params, "log": [[round(t.timestamp() * 1000), rating, kind] for t, rating, kind in h]}
+               for h in histories]
     done = subprocess.run([sys.executable, str(ORACLE)], input=json.dumps(payload), capture_output=True, text=True,
                           env={"TZ": "UTC", "PATH": "/usr/bin:/bin"}, check=True, timeout=120)
     return json.loads(done.stdout)
@@ -119,6 +120,24 @@ def test_multi_day_histories_through_the_cli_match_ankis_stability_and_difficult
             where = f"{name}: rating {rating} at {moment.isoformat()}"
             assert stability == pytest.approx(anki_s, rel=0.01), where
             assert difficulty == pytest.approx(anki_d, rel=0.01), where
+
+
+# FSRS-6 weights as `studytool optimize` might fit them: every one moved from the default, within FSRS's bounds
+FITTED = [0.35, 1.1, 3.2, 12.0, 6.9, 0.55, 2.4, 0.01, 1.6, 0.2, 0.9, 1.7, 0.08, 0.31, 1.9, 0.45, 2.3, 0.7, 0.2,
+          0.1, 0.25]
+
+
+def test_config_parameters_schedule_as_ankis_preset_with_the_same_weights(home):
+    result = CliRunner().invoke(app, ["config", "parameters", " ".join(map(str, FITTED))])
+    assert result.exit_code == 0, result.output
+    (home / "decks" / "oracle.yaml").write_text(DECK.format(n=9), encoding="utf-8")
+    log, ours = drive(home, 9, HISTORIES["easy-hard-and-a-lapse-over-weeks"])
+    (expected,) = anki_states([log], params=FITTED)
+    (default,) = anki_states([log])
+    assert ours[-1][0] != pytest.approx(default[-1][0], rel=0.05)   # the weights matter: a different state
+    for (moment, rating, _kind), (stability, difficulty), (anki_s, anki_d) in zip(log, ours, expected):
+        assert stability == pytest.approx(anki_s, rel=0.01), f"rating {rating} at {moment.isoformat()}"
+        assert difficulty == pytest.approx(anki_d, rel=0.01), f"rating {rating} at {moment.isoformat()}"
 
 
 def test_the_histories_hold_the_cases_that_broke():
