@@ -64,6 +64,8 @@ def prepare_streams() -> None:
     for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
         if getattr(sys, name) is None:   # the descriptor was closed (<&-, >&-): the lowest free one is it again
             setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))
+    if getattr(sys.stdin, "errors", None) == "strict" and hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="surrogateescape")   # bytes the encoding cannot read are kept, stored as U+FFFD
     for stream in (sys.stdout, sys.stderr):
         encoding = getattr(stream, "encoding", None) or "ascii"
         try:

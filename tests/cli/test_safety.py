@@ -64,6 +64,15 @@ def test_an_ascii_terminal_gets_stand_ins_for_glyphs(home, args):
     assert b"Traceback" not in result.stderr
 
 
+def test_an_ascii_terminal_may_type_chinese(home):
+    result = studytool(home, "quiz", "--deck", "hostile", input="特征维\n3\n".encode(), env={"PYTHONIOENCODING": "ascii"})
+    assert result.returncode == 0, result.stderr
+    result.stdout.decode("ascii")
+    con = sqlite3.connect(home / "studytool.db")
+    assert con.execute("SELECT answer FROM reviews").fetchall() == [("\ufffd" * 9,)]   # 9 bytes ASCII cannot read
+    con.close()
+
+
 def test_the_stand_ins_read_as_the_glyphs():
     from studytool.cli.safety import ASCII  # noqa: F401 - registers the handler
 
