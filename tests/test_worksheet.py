@@ -113,11 +113,14 @@ def test_cli_json_is_one_document(tmp_path):
     assert len(items) == 4 and all(item["card"].startswith("p47-encoder/") for item in items)
 
 
-@pytest.mark.parametrize("args", [["--format", "pdf"], ["--deck", "no-such-deck"]])
-def test_cli_bad_options_are_one_line_errors(tmp_path, args):
+@pytest.mark.parametrize("args, code", [(["--format", "pdf"], 2), (["--deck", "no-such-deck"], 1)])
+def test_cli_bad_options_are_one_line_errors(tmp_path, args, code):
+    """An unknown format is a usage error (2, with the allowed values); an unknown deck a user error (1)."""
     result = runner.invoke(app, ["worksheet", *args], env={"STUDYTOOL_HOME": str(tmp_path)})
-    assert result.exit_code == 1
+    assert result.exit_code == code
     assert "Traceback" not in result.output
+    if code == 2:
+        assert "'md'" in result.stderr and "'json'" in result.stderr
 
 
 # --- Markdown that renders as the cards' own text ---------------------------------------------------------------

@@ -96,6 +96,7 @@ def _wording(kind: str) -> str | None:
         "int_from_float": _("must be a whole number, not {input}"),
         "float_parsing": _("must be a number, not {input}"),
         "finite_number": _("must be a finite number, not {input}"),
+        "value_error": "{error}",   # a choice typer checked itself: its own sentence, without "Value error, "
     }.get(kind)
 
 
