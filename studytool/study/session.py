@@ -182,7 +182,8 @@ class Session:
         if moved:
             self._check_leech(card, review_id)
         if moved and self.implicit is not None:
-            self.credits[review_id] = self.implicit.after(self.store, card, rating, answer.time, review_id)
+            with self.store.batch():   # the answer is committed already; its credits together, in one commit
+                self.credits[review_id] = self.implicit.after(self.store, card, rating, answer.time, review_id)
 
     def _progress(self, showing: Showing) -> Progress:
         number = sum(not done.again for done, _result in self.done) + (not showing.again)

@@ -285,6 +285,7 @@ class Store:
     def __init__(self, con: sqlite3.Connection, path: Path):
         self.con = con
         self.path = path
+        self.batching = False   # inside `batch()`: transactions join it, one commit at its end
 
     def __enter__(self) -> Store:
         return self
@@ -298,6 +299,9 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, taken up front so concurrent writers wait instead of failing."""
+        if self.batching:
+            yield self.con
+            return
         try:
             self.con.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
@@ -311,6 +315,16 @@ class Store:
         except BaseException:
             self.con.rollback()
             raise
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many writes, one transaction and one commit (to disk once): all of them, or, on an error, none."""
+        with self.transaction():
+            self.batching = True
+            try:
+                yield
+            finally:
+                self.batching = False
 
     # --- schema -------------------------------------------------------------
 
