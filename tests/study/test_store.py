@@ -197,3 +197,17 @@ def test_an_answer_and_its_schedule_are_written_together_or_not_at_all(tmp_path)
             store.record(answer(card=None))
         store.record(answer(), lambda prior: schedule(1))  # and the store is still usable
         assert store.answers_total() == 1
+
+
+def test_a_batch_commits_its_writes_together_or_not_at_all(tmp_path):
+    with open_store(tmp_path / "s.db") as store:
+        with pytest.raises(ValueError):
+            with store.batch():
+                store.record(answer(), lambda prior: schedule(1))
+                raise ValueError("credit failed")
+        assert store.answers_total() == 0 and store.schedule("d/c1") is None and not store.batching
+        with store.batch():
+            store.record(answer("d/c1"), lambda prior: schedule(1))
+            store.record(answer("d/c2"), lambda prior: schedule(2))
+            assert store.con.in_transaction   # one open transaction: nothing committed yet
+        assert store.answers_total() == 2 and not store.con.in_transaction
