@@ -32,7 +32,6 @@ _Y = "tag:yaml.org,2002:"
 STR, INT, FLOAT, BOOL, NULL = _Y + "str", _Y + "int", _Y + "float", _Y + "bool", _Y + "null"
 SAFE_TAGS = frozenset({STR, INT, FLOAT, BOOL, NULL, _Y + "seq", _Y + "map"})
 TEXT, NUMBER, BOOLEAN, ID_TAGS = frozenset({STR}), frozenset({INT, FLOAT}), frozenset({BOOL}), frozenset({STR, INT})
-_NAMES = {STR: "text", INT: "an integer", FLOAT: "a number", BOOL: "true/false", NULL: "nothing"}   # _() on use
 
 _construct = yaml.constructor.SafeConstructor()
 # C0 and C1 controls but newline and tab, DEL, and lone surrogates. YAML's "\e" or "\u009b" escapes can put
@@ -72,25 +71,27 @@ def _got(node: Node) -> str:
         return _("a mapping")
     if isinstance(node, SequenceNode):
         return _("a list")
-    return _(_NAMES[node.tag]) if node.tag in _NAMES else node.tag
+    names = {STR: _("text"), INT: _("an integer"), FLOAT: _("a number"), BOOL: _("true/false"), NULL: _("nothing")}
+    return names.get(node.tag, node.tag)
 
 
 def _scalar(node: Node, tags: frozenset[str], want: str) -> ScalarNode:
+    """The node when it is a scalar of one of `tags`; `want` (translated) names what was expected."""
     _tag_check(node)
     if not isinstance(node, ScalarNode) or node.tag not in tags:
-        raise _Bad(_("must be {want}, got {got}").format(want=_(want), got=_got(node)), node)
+        raise _Bad(_("must be {want}, got {got}").format(want=want, got=_got(node)), node)
     return node
 
 
 def text(node: Node) -> str:
-    value = _scalar(node, TEXT, "text").value
+    value = _scalar(node, TEXT, _("text")).value
     if not value.strip():
         raise _Bad(_("must not be empty"), node)
     return value
 
 
 def ident(node: Node) -> str:
-    value = _scalar(node, ID_TAGS, "an id").value
+    value = _scalar(node, ID_TAGS, _("an id")).value
     if not ID.match(value):
         raise _Bad(_("{value!r} is not a valid id (lowercase letters, digits and hyphens, e.g. ln-direction)").format(
             value=value), node)
@@ -98,11 +99,11 @@ def ident(node: Node) -> str:
 
 
 def boolean(node: Node) -> bool:
-    return _construct.construct_yaml_bool(_scalar(node, BOOLEAN, "true or false"))
+    return _construct.construct_yaml_bool(_scalar(node, BOOLEAN, _("true or false")))
 
 
 def number(node: Node) -> int | float:
-    node = _scalar(node, NUMBER, "a number")
+    node = _scalar(node, NUMBER, _("a number"))
     if len(node.value) > MAX_NUMBER_CHARS:
         raise _Bad(_("a number written with more than {n} characters is not allowed").format(n=MAX_NUMBER_CHARS), node)
     if node.tag == INT and node.value.isdecimal() and node.value[0] != "0":
@@ -177,7 +178,7 @@ def tags(node: Node) -> list[str]:
 def letters(node: Node) -> str | list[str]:
     """`B` or `[A, C]`; checked against the options by the card."""
     def letter(item: Node) -> str:
-        value = _scalar(item, TEXT, "a letter").value
+        value = _scalar(item, TEXT, _("a letter")).value
         if len(value) != 1 or value not in LETTERS:
             raise _Bad(_("{value!r} is not an option letter (A, B, C ...)").format(value=value), item)
         return value
@@ -257,19 +258,23 @@ KINDS: dict[str, tuple[dict[str, Callable[[Node], Any]], tuple[str, ...]]] = {
 KNOWN = {kind: {**COMMON, **own} for kind, (own, _) in KINDS.items()}   # every field a card of the kind may have
 ANY_KIND = frozenset(field for fields in KNOWN.values() for field in fields)
 # Said when a card has a field of another kind: where this kind keeps its question and answer.
-KIND_FIELDS = {
-    "recall": "recall cards have 'q' and the reference answer 'a'",
-    "choice": "choice cards have 'q', 'options', 'answer' (a letter, or a list of letters) and an optional 'pin' "
-              "(letters of options that stay in place when the options are shuffled)",
-    "truefalse": "truefalse cards have 'statement', 'answer' (true or false), 'opposite' (the statement with the "
-                 "other truth value) and 'why'; no 'q'",
-    "number": "number cards have 'q', 'answer' (a number) and an optional 'tolerance'",
-    "vector": "vector cards have 'q', 'answer' (a list of numbers) and an optional 'tolerance'",
-    "shape": "shape cards have 'q' and 'answer' (a list of positive integers)",
-    "order": "order cards list 'items' in the right order; they have no 'answer'",
-    "generated": "generated cards have 'generator' and optional 'params' and 'example'; "
-                 "the generator writes the question and answer",
-}
+def kind_fields(kind: str) -> str:
+    """Which fields a card of `kind` has, in the interface language."""
+    return {
+        "recall": _("recall cards have 'q' and the reference answer 'a'"),
+        "choice": _("choice cards have 'q', 'options', 'answer' (a letter, or a list of letters) and an optional "
+                    "'pin' (letters of options that stay in place when the options are shuffled)"),
+        "truefalse": _("truefalse cards have 'statement', 'answer' (true or false), 'opposite' (the statement with "
+                       "the other truth value) and 'why'; no 'q'"),
+        "number": _("number cards have 'q', 'answer' (a number) and an optional 'tolerance'"),
+        "vector": _("vector cards have 'q', 'answer' (a list of numbers) and an optional 'tolerance'"),
+        "shape": _("shape cards have 'q' and 'answer' (a list of positive integers)"),
+        "order": _("order cards list 'items' in the right order; they have no 'answer'"),
+        "generated": _("generated cards have 'generator' and optional 'params' and 'example'; "
+                       "the generator writes the question and answer"),
+    }[kind]
+
+
 DECK_FIELDS = {"deck": ident, "formerly": former_ids, "title": text, "source": text, "cards": None}
 REQUIRED_DECK = ("deck", "title", "cards")
 
@@ -398,7 +403,7 @@ def _card(node: Node, index: int, deck_id: str, report: _Problems) -> tuple[Card
     if kind in KINDS:
         for key in pairs:
             if key not in known:
-                hint = _(" ({hint})").format(hint=_(KIND_FIELDS[kind])) if key in ANY_KIND else _near(key, known)
+                hint = _(" ({hint})").format(hint=kind_fields(kind)) if key in ANY_KIND else _near(key, known)
                 report.add(_key_node(node, key), _("unknown field {key!r} for {a_kind} card").format(key=key, a_kind=_a(kind))
                            + hint, label)
     missing = [key for key in (*REQUIRED_COMMON, *required) if key not in pairs]
