@@ -10,7 +10,8 @@ here, and not py-fsrs's, is how it is driven:
 - a review card is due on a day (stored as the moment that day starts), a
   learning step at a moment;
 - learning and relearning steps follow Anki's `LearningSteps` (Hard on the
-  first step waits halfway to the second; Good moves on; Again restarts);
+  first step waits halfway to the second; Good moves on; Again restarts),
+  each delay fuzzed as Anki does (up to +25%, at most 5 minutes);
 - intervals are Anki's: hard <= good - 1 <= easy - 2 for review cards, Easy
   on a learning card at least the fuzzed Good interval + 1 day, and fuzz from
   Anki's ranges with a factor fixed by the card and its review count.
@@ -154,7 +155,7 @@ class Scheduler:
         elif rating == 3 and step + 1 < len(steps):
             step, delay = step + 1, steps[step + 1]
         if delay is not None:
-            return Schedule(state, step, memory.stability, memory.difficulty, self._step_due(when, delay), when)
+            return Schedule(state, step, memory.stability, memory.difficulty, self._step_due(when, delay, fuzz), when)
         minimum = 1
         if rating == 4:   # Easy waits at least a day longer than Good would have
             minimum = self._fuzzed(self.interval(memories[3].stability), 1, fuzz) + 1
@@ -183,11 +184,14 @@ class Scheduler:
         lower, upper = fuzz_bounds(interval, minimum, maximum)
         return math.floor(lower + fuzz * (1 + upper - lower))
 
-    def _step_due(self, when: datetime, delay: timedelta) -> datetime:
-        """A step of a day or more is due on a day, as Anki's interday learning is: from the start of that day."""
-        if delay < timedelta(days=1):
-            return when + delay
-        return self.days.start(self.days.number(when) + _round(delay / timedelta(days=1)))
+    def _step_due(self, when: datetime, delay: timedelta, fuzz: float | None) -> datetime:
+        """When a step is due: Anki's `with_learning_fuzz` adds up to a quarter of the delay (at most 5 minutes),
+        in whole seconds; a step of a day or more is due on a day, as Anki's interday learning: from its start."""
+        if delay >= timedelta(days=1):
+            return self.days.start(self.days.number(when) + _round(delay / timedelta(days=1)))
+        seconds = int(delay.total_seconds())
+        extra = math.floor(min(seconds * 0.25, 300.0))
+        return when + timedelta(seconds=seconds + (math.floor(fuzz * extra) if fuzz is not None else 0))
 
     def _due_in(self, days: int, memory: _Memory, when: datetime) -> Schedule:
         """A review card due `days` Anki days after `when`'s day: due from the moment that day starts."""

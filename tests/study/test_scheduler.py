@@ -145,6 +145,17 @@ def test_fuzz_bounds_are_ankis(interval, minimum, maximum, lower, upper):
     assert fuzz_bounds(interval, minimum, maximum) == (lower, upper)
 
 
+def test_learning_steps_are_fuzzed_as_anki_does_up_to_a_quarter_and_at_most_5_minutes():
+    s = scheduler(fuzz=True, learning_steps=(timedelta(minutes=1), timedelta(minutes=10), timedelta(hours=1)))
+    t = at("2026-03-01T09:00:00+00:00")
+    again = {s.answer(None, 1, t, key=f"d/c{i}", reps=0).due - t for i in range(60)}
+    assert min(again) >= timedelta(seconds=60) and max(again) < timedelta(seconds=75) and len(again) > 5
+    step = Schedule(LEARNING, 1, 2.3, 5.0, t, t)
+    hour = {s.answer(step, 3, t, key=f"d/c{i}", reps=1).due - t for i in range(60)}
+    assert min(hour) >= timedelta(hours=1) and max(hour) < timedelta(hours=1, minutes=5)   # 5 minutes at most
+    assert s.answer(None, 1, t, key="d/a", reps=0) == s.answer(None, 1, t, key="d/a", reps=0)
+
+
 def test_fuzz_is_fixed_by_card_and_review_count():
     s = scheduler(fuzz=True)
     t = at("2026-03-01T09:00:00+00:00")
