@@ -320,6 +320,41 @@ def test_stats_works_on_a_database_in_a_read_only_folder(read_only):
     assert sorted(os.listdir(db.parent)) == before
 
 
+@pytest.fixture
+def old_schema_db(tmp_path):
+    """A database as the first schema wrote it (made the way tests/study/test_store.py makes one)."""
+    from studytool.study.store import Store
+
+    path = tmp_path / "old" / "studytool.db"
+    path.parent.mkdir()
+    con = sqlite3.connect(path, isolation_level=None)
+    Store(con, path).migrate(1)
+    con.execute("INSERT INTO reviews (card, time, mode, rating, correct, answer, seed, params, duration_ms)"
+                " VALUES ('d/c1', '2026-03-01T09:30:00.000000Z', 'review', 3, 1, '42', 1, '{}', 900)")
+    con.close()
+    return path
+
+
+def test_an_old_schema_in_a_read_only_folder_is_read_through_a_copy_in_memory(old_schema_db):
+    db = old_schema_db
+    folder = db.parent
+    if os.geteuid() == 0:
+        if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+            pytest.skip("cannot make a folder read-only for root here (no chattr)")
+    else:
+        folder.chmod(0o555)
+    try:
+        before = db.read_bytes()
+        with open_store(db, create=False) as store:
+            assert store.answers_total() == 1 and store.version() > 1   # upgraded, in memory
+        assert db.read_bytes() == before and sorted(os.listdir(folder)) == ["studytool.db"]
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+        else:
+            folder.chmod(0o755)
+
+
 # --- the CLI ------------------------------------------------------------------------------------------------
 
 
