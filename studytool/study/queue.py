@@ -2,7 +2,7 @@
 
 Per deck, review cards are capped at `max_reviews_per_day` (those answered
 today count against it) and new cards at `new_per_day` (those started today
-count). Learning steps due within the learn-ahead window (Anki's 20 minutes)
+count) and, as in Anki, at what the review cap leaves after the due reviews. Learning steps due within the learn-ahead window (Anki's 20 minutes)
 wait in the session and come back when due, or as soon as nothing else is left.
 Reads only the due rows and today's log, never the whole log.
 """
@@ -142,7 +142,8 @@ def review_queue(
         elif schedule.due <= now + LEARN_AHEAD:
             waiting.append(Showing(card, rng.randrange(SEED_RANGE), again=True, due=schedule.due))
     started = store.new_cards_by_deck(start)
-    room = {deck: max(0, limit.new - started.get(deck, 0)) for deck, limit in limits.items()}
+    # as Anki's "new cards ignore review limit" (off by default): new cards fit in what the review cap leaves
+    room = {deck: max(0, min(limit.new - started.get(deck, 0), reviews_left[deck])) for deck, limit in limits.items()}
     scheduled = store.scheduled_keys()
     introduced = {card.topic for deck in decks for card in deck.cards if card.key in scheduled}
     unseen = [card for key, card in selected.items() if key not in scheduled]

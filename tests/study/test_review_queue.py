@@ -131,6 +131,15 @@ def test_review_cards_are_capped_per_day_counting_todays(store):
                              new_limit=0)) == ["d/c1", "d/c2", "d/c3"]   # one of today's 4 is used
 
 
+def test_new_cards_fit_in_what_the_review_cap_leaves_as_in_anki(store):
+    cards = [number(f"c{i}", i, topic=f"t{i}") for i in range(8)]
+    for i in range(3):
+        put(store, f"d/c{i}", T0 - timedelta(days=3 - i))
+    settings.put(store, "max_reviews_per_day", "5")
+    queue = review_queue(store, [deck(*cards)], now=T0, days=UTC_DAYS, rng=random.Random(0), new_limit=20)
+    assert keys(queue)[:3] == ["d/c0", "d/c1", "d/c2"] and len(queue) == 5   # 3 due reviews + 2 new
+
+
 def test_suspended_and_buried_cards_are_not_asked(store):
     from studytool.study import cards as flags
 
