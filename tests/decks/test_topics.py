@@ -273,3 +273,25 @@ def test_the_loaded_topics_refuse_a_cycle_in_one_line(monkeypatch):
             topics.load_topics()
     finally:
         topics._topics.cache_clear()
+
+
+NAMES = st.sampled_from(["a", "b", "c", "d", "zz", "A", "a b", "12"])
+
+
+@given(st.lists(st.lists(NAMES, max_size=4), min_size=1, max_size=4))
+def test_any_requires_lists_give_located_problems_or_none_and_never_a_traceback(requires):
+    import re
+
+    import yaml
+
+    from studytool.decks.topics import check_file
+
+    entries = "".join(f"  - id: {'abcd'[i]}\n    title: T\n    group: g\n    summary: s\n"
+                      f"    requires: [{', '.join(wanted)}]\n" for i, wanted in enumerate(requires))
+    text = "groups:\n  g: {en: G, zh: G}\ntopics:\n" + entries
+    problems = check_file(yaml.compose(text, Loader=yaml.SafeLoader), "t.yaml")
+    assert all(re.match(r"^t\.yaml:\d+:\d+: ", problem) for problem in problems)
+    ids = set("abcd"[: len(requires)])
+    clean = all(set(wanted) <= ids and len(set(wanted)) == len(wanted) for wanted in requires)
+    acyclic = clean and graph_problems(_graph({"abcd"[i]: w for i, w in enumerate(requires)})) == []
+    assert (problems == []) == acyclic
