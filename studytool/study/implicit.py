@@ -22,7 +22,8 @@ neither answered nor credited earlier the same (Anki) day:
   card of a topic after each miss costs more than the credit saves).
 
 Each change is one log row with mode 'implicit' (rating 3 for a credit, 1
-for a pull; `params` name the answer it came from and the weight), so `:undo`
+for a pull; `answer` names the card whose answer gave it, as `cards show`
+lists it; `params` the review id and the weight), so `:undo`
 of the answer takes its credits back too. Reps, lapses, the daily limits,
 stats and the optimizer count only mode 'review': explicit reviews stay pure
 FSRS. The `implicit_credit` setting (`studytool config`, on by default)
@@ -94,7 +95,7 @@ class ImplicitCredit:
         written = []
         for prerequisite, moved in moves(groups, rating, when, self.scheduler):
             row = Answer(card=prerequisite.key, topic=prerequisite.topic, mode=MODE,
-                         rating=GOOD if rating > AGAIN else AGAIN, correct=rating > AGAIN, answer="", seed=None,
+                         rating=GOOD if rating > AGAIN else AGAIN, correct=rating > AGAIN, answer=card.key, seed=None,
                          params={"from": card.key, "review": review_id, "weight": WEIGHT},
                          duration_ms=0, time=when)
             written.append(store.record(row, lambda _prior, moved=moved: moved))

@@ -75,7 +75,8 @@ def setup(store, now):
 
 
 def implicit_rows(store):
-    return store.con.execute("SELECT card, rating, correct, params FROM reviews WHERE mode = 'implicit'").fetchall()
+    return store.con.execute("SELECT card, rating, correct, params, answer FROM reviews WHERE mode = 'implicit'"
+                             ).fetchall()
 
 
 def test_a_right_answer_credits_the_prerequisite_card_and_logs_it_as_implicit(store):
@@ -86,8 +87,8 @@ def test_a_right_answer_credits_the_prerequisite_card_and_logs_it_as_implicit(st
     assert softmax.stability == pytest.approx(10.0 + WEIGHT * (fsrs_good(10.0, 5.0, now - timedelta(days=6), now) - 10))
     assert softmax.due > UTC_DAYS.start_of(now + timedelta(days=4))
     assert softmax.last_review == now - timedelta(days=6)
-    [(card, rating, correct, params)] = implicit_rows(store)
-    assert (card, rating, correct) == ("d/sm", 3, 1)
+    [(card, rating, correct, params, cause)] = implicit_rows(store)
+    assert (card, rating, correct, cause) == ("d/sm", 3, 1, "d/at")   # `cards show` lists where it came from
     assert json.loads(params)["from"] == "d/at" and json.loads(params)["weight"] == 0.3
     assert store.reps("d/sm") == 1   # a credit is no review: reps, lapses, limits and the optimizer skip it
 
@@ -113,7 +114,7 @@ def test_a_wrong_answer_pulls_the_prerequisite_due_to_tomorrow_and_leaves_its_me
     softmax = store.schedule("d/sm")
     assert softmax.due == UTC_DAYS.start_of(now + timedelta(days=1))   # tomorrow's review asks it
     assert (softmax.stability, softmax.difficulty) == (10.0, 5.0)
-    assert [(card, rating, correct) for card, rating, correct, _p in implicit_rows(store)] == [("d/sm", 1, 0)]
+    assert [(card, rating, correct) for card, rating, correct, *_rest in implicit_rows(store)] == [("d/sm", 1, 0)]
 
 
 def test_a_miss_pulls_one_card_a_prerequisite_topic_the_one_due_soonest(store):
