@@ -35,8 +35,8 @@ Entry = tuple[Deck, tuple[int, int]]   # the deck and where its id is (for dupli
 FORMAT = 2                             # 1 was a pickle; entries of another format are never read
 MAX_ENTRY_BYTES = 64 * 1024 * 1024     # far above a 4 MiB deck's entry; bounds what a planted file costs
 _PACKAGE = Path(__file__).resolve().parent.parent
-_VALIDATION_INPUTS = ("decks/validate.py", "decks/model.py", "decks/cache.py", "problems/registry.py",
-                      "decks/bundled/topics.yaml")
+_VALIDATION_INPUTS = ("decks/validate.py", "decks/model.py", "decks/cache.py", "decks/bundled/topics.yaml")
+_GENERATOR_INPUTS = "problems/*.py"    # each family module declares its generators' parameters
 _KINDS = frozenset(get_args(CardKind))
 # In the entry's UTF-8 bytes: an escaped C0/C1 control other than \n and \t or a lone surrogate, a raw C1
 # control, or DEL. Each pattern starts with a literal, so a scan of megabytes takes a millisecond or two.
@@ -55,7 +55,8 @@ def cache_dir() -> Path:
 @cache
 def _salt() -> bytes:
     stamps = []
-    for relative in _VALIDATION_INPUTS:
+    generators = sorted(str(path.relative_to(_PACKAGE)) for path in _PACKAGE.glob(_GENERATOR_INPUTS))
+    for relative in (*_VALIDATION_INPUTS, *generators):
         try:
             stamps.append(f"{relative}:{os.stat(_PACKAGE / relative).st_mtime_ns}")
         except OSError:

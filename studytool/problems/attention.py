@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from studytool import engine
+from studytool.problems.checks import SIZES, ask_param, divisible, int_in, matrix, numbers, pinned_length, range_holds
 from studytool.problems.drawing import FOUR_DECIMALS, TRIES, distinct_ints, floats, mat, num, pick, plain, rows, vec
+from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SOFTMAX_ASKS = ("vector", "max")
 ATTENTION_ASKS = ("scores", "weights", "output", "d_k", "scale")
 
 
 def _softmax_steps(x: np.ndarray) -> list[str]:
+    import numpy as np
+
     shifted = x - x.max()
     e = np.exp(shifted)
     return [
@@ -25,11 +31,27 @@ def _softmax_steps(x: np.ndarray) -> list[str]:
     ]
 
 
+@generator(
+    "softmax",
+    "Softmax of a short score vector, or the largest probability.",
+    params=(
+        Param("x", "the scores, pinned (default: drawn, distinct integers)", None, numbers(2, 6, lo=-20, hi=20)),
+        Param("size", "number of scores (default: drawn from 3..4)", None, int_in(2, 6)),
+        Param("low", "smallest drawn score", -2, int_in(-20, 20)),
+        Param("high", "largest drawn score", 3, int_in(-20, 20)),
+        ask_param(*SOFTMAX_ASKS),
+    ),
+    example={"x": [1, 2, 3], "ask": "vector"},
+    constraints=(range_holds("size", "x", 4), pinned_length("x", "size")),
+)
 def softmax(rng: np.random.Generator, *, x, size, low, high, ask) -> Variant:
     """Softmax of a short score vector (params: x, size, low, high, ask).
 
     The notes give no numeric softmax example; `.example()` pins x=[1, 2, 3].
     """
+    import numpy as np
+    from studytool import engine
+
     ask = ask or pick(rng, SOFTMAX_ASKS)
     if x is None:
         x = distinct_ints(rng, size or int(rng.integers(3, 5)), low, high)
@@ -90,11 +112,44 @@ def _draw_heads(rng: np.random.Generator, d_model, n_heads) -> tuple[int, int]:
     return n_heads * pick(rng, _HEAD_WIDTHS), n_heads
 
 
+def _attention_inputs(p: Mapping[str, Any]) -> str | None:
+    q, k, v = p.get("q"), p.get("k"), p.get("v")
+    if q is not None and k is not None and len(q[0]) != len(k[0]):
+        return "q and k must have the same number of columns (d_k)"
+    if k is not None and v is not None and len(k) != len(v):
+        return "k and v must have the same number of rows (one value per key)"
+    widths = {len(m[0]) for m in (q, k) if m is not None}
+    if p.get("d_k") is not None and widths and widths != {p["d_k"]}:
+        return f"d_k ({p['d_k']}) must be the number of columns of q and k"
+    return None
+
+
+@generator(
+    "attention_scores",
+    "Tiny scaled dot-product attention: QK^T/sqrt(d_k), the weights, the output; d_k = d_model/h; the scale.",
+    params=(
+        Param("q", "queries, pinned (default: drawn integers in -2..2)", None, matrix(2, 4, lo=-10, hi=10)),
+        Param("k", "keys, pinned (default: drawn integers in -2..2)", None, matrix(4, 4, min_rows=2, lo=-10, hi=10)),
+        Param("v", "values, pinned (default: drawn integers in 0..4)", None, matrix(4, 4, min_rows=2, lo=-10, hi=10)),
+        Param("len_q", "number of queries (default: 1)", None, int_in(1, 2)),
+        Param("len_k", "number of keys (default: drawn from 2..3)", None, int_in(2, 4)),
+        Param("d_k", "query/key width of the tiny matrices (default: drawn from 2, 4)", None, int_in(1, 4)),
+        SIZES["d_model"],
+        SIZES["n_heads"],
+        ask_param(*ATTENTION_ASKS),
+    ),
+    example={"d_model": 512, "n_heads": 8, "ask": "d_k"},
+    constraints=(divisible, _attention_inputs, pinned_length("q", "len_q"), pinned_length("k", "len_k"),
+        pinned_length("v", "len_k")),
+)
 def attention_scores(rng: np.random.Generator, *, q, k, v, len_q, len_k, d_k, d_model, n_heads, ask) -> Variant:
     """Scaled dot-product attention (params: q, k, v, len_q, len_k, d_k, d_model, n_heads, ask).
 
     The notes' example (encoder self-test) pins d_model=512, n_heads=8, ask=d_k: d_k = 512/8 = 64.
     """
+    import numpy as np
+    from studytool import engine
+
     ask = ask or pick(rng, ATTENTION_ASKS)
     if ask in ("d_k", "scale"):
         return _head_width(rng, d_model, n_heads, ask)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from studytool.problems.checks import SIZES, ask_param, divisible
 from studytool.problems.drawing import big, pick
 from studytool.problems.shapes import axes_of, concrete
+from studytool.problems.registry import generator
 from studytool.problems.variant import Hint, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ASKS = ("scores", "projection", "crossover", "block")
 
@@ -18,6 +22,20 @@ def _matmul_macs(a: tuple[int, ...], b: tuple[int, ...]) -> int:
     return math.prod(a[:-1]) * b[-1] * a[-1]
 
 
+@generator(
+    "attention_cost",
+    "Multiply-adds of QK^T (B*h*L^2*d_k) vs one projection (B*L*d^2); where L^2 overtakes one projection "
+        "(L = d) and a whole block (L = 6d).",
+    params=(
+        SIZES["batch"],
+        SIZES["seq_len"],
+        SIZES["d_model"],
+        SIZES["n_heads"],
+        ask_param(*ASKS),
+    ),
+    example={"batch": 32, "seq_len": 10, "d_model": 512, "n_heads": 8, "ask": "scores"},
+    constraints=(divisible,),
+)
 def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads, ask) -> Variant:
     """Multiply-adds of attention (params: batch, seq_len, d_model, n_heads, ask).
 

@@ -2,21 +2,43 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
-from studytool import engine
+from studytool.problems.checks import ask_param, is_number, numbers
 from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, num, pick, plain, vec
+from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ASKS = ("vector", "top")
 
 
+def _temperature(value: Any) -> str | None:
+    # below 0.05 the scaled logits overflow exp() long before the answer says anything new
+    return None if is_number(value) and 0.05 <= value <= 100 else f"expected a number in 0.05..100, got {value!r}"
+
+
+@generator(
+    "temperature_softmax",
+    "Sampling at temperature T: softmax(z / T) of next-token logits, or the top token's probability.",
+    params=(
+        Param("logits", "the logits z, pinned (default: drawn, distinct integers)", None, numbers(2, 6, lo=-20, hi=20)),
+        Param("temperature", "T in 0.05..100 (default: drawn from 0.25, 0.5, 2, 4)", None, _temperature),
+        ask_param(*ASKS),
+    ),
+    example={"logits": [2, 1, 0], "temperature": 0.5, "ask": "vector"},
+)
 def temperature_softmax(rng: np.random.Generator, *, logits, temperature, ask) -> Variant:
     """softmax(z / T) for sampling (params: logits, temperature, ask).
 
     T < 1 sharpens the distribution towards greedy decoding, T > 1 flattens it; the order of the
     tokens never changes, so greedy decoding picks the same token at every T.
     """
+    import numpy as np
+    from studytool import engine
+
     ask = ask or pick(rng, ASKS)
     z = np.asarray(logits if logits is not None else distinct_ints(rng, int(rng.integers(3, 5)), -1, 4), dtype=float)
     t = temperature if temperature is not None else float(pick(rng, (0.5, 2.0, 0.25, 4.0)))
@@ -59,6 +81,26 @@ def _two_steps(rng: np.random.Generator) -> tuple[float, float, float]:
             return first, x_after_a, x_after_b
 
 
+def _probability(value: Any) -> str | None:
+    # strictly between 0 and 1 and not 0.5: a tie would leave greedy decoding undefined
+    ok = is_number(value) and 0.01 <= value <= 0.99 and value != 0.5
+    return None if ok else f"expected a probability in 0.01..0.99 other than 0.5, got {value!r}"
+
+
+@generator(
+    "beam_search",
+    "Greedy decoding vs beam search (k = 2) over two steps: which sequence each picks, the beam's probability.",
+    params=(
+        Param("p_first", "P(A) at step 1, pinned (default: drawn so that greedy misses the best sequence)", None,
+            _probability),
+        Param("x_after_a", "P(X | A) at step 2, pinned (default: drawn)", None, _probability),
+        Param("x_after_b", "P(X | B) at step 2, pinned (default: drawn)", None, _probability),
+        ask_param(*BEAM_ASKS),
+    ),
+    example={"p_first": 0.6, "x_after_a": 0.55, "x_after_b": 0.9, "ask": "beam"},
+    small={"greedy": "the answer is one of the four two-word sequences (shuffled options)",
+          "beam": "the answer is one of the four two-word sequences (shuffled options)"},
+)
 def beam_search(rng: np.random.Generator, *, p_first, x_after_a, x_after_b, ask) -> Variant:
     """Greedy decoding vs beam search (k = 2) over two steps of two words each (params: p_first, x_after_a,
     x_after_b, ask).
@@ -66,6 +108,8 @@ def beam_search(rng: np.random.Generator, *, p_first, x_after_a, x_after_b, ask)
     Drawn probabilities always make greedy choose A first and miss the most probable sequence,
     which starts with B: the point of keeping k candidates.
     """
+    import numpy as np
+
     ask = ask or pick(rng, BEAM_ASKS)
     if p_first is None or x_after_a is None or x_after_b is None:
         drawn = _two_steps(rng)

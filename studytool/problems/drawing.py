@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from studytool.problems.variant import Tolerance
+
+if TYPE_CHECKING:
+    import numpy as np
 
 T = TypeVar("T")
 
@@ -67,15 +68,21 @@ def shape(dims: Sequence[int]) -> str:
 
 
 def floats(a: Any) -> tuple[float, ...]:
+    import numpy as np
+
     return tuple(float(v) for v in np.asarray(a).ravel())
 
 
 def rows(a: Any) -> tuple[tuple[float, ...], ...]:
+    import numpy as np
+
     return tuple(floats(r) for r in np.asarray(a))
 
 
 def plain(value: Any) -> Any:
     """numpy scalars and arrays -> JSON-able Python values."""
+    import numpy as np
+
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, np.generic):

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
-from studytool import engine
+from studytool.problems.checks import ask_param, int_in, is_int
 from studytool.problems.drawing import FOUR_DECIMALS, big, num, pick
+from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ASKS = ("total", "per_token")
 
@@ -15,12 +19,28 @@ KIB = 2**10
 _PRECISION = {2: "fp16/bf16", 4: "fp32", 1: "int8"}
 
 
+@generator(
+    "kv_cache",
+    "KV-cache memory 2 * layers * B * L * d_model * bytes: the whole cache in MiB, or one more token in KiB.",
+    params=(
+        Param("num_layers", "decoder layers (default: drawn from 6, 12, 24, 32)", None, int_in(1, 1000)),
+        Param("batch", "sequences decoded together (default: drawn from 1, 2, 4, 8)", None, int_in(1, 4096)),
+        Param("seq_len", "tokens cached per sequence (default: drawn from 512..4096)", None, int_in(1, 1_000_000)),
+        Param("d_model", "model width (default: drawn from 512..4096)", None, int_in(1, 100_000)),
+        Param("bytes_per_value", "bytes per stored number: 1 int8, 2 fp16/bf16, 4 fp32 (default: drawn 2 or 4)",
+            None, lambda v: None if is_int(v) and v in (1, 2, 4) else f"expected 1, 2 or 4, got {v!r}"),
+        ask_param(*ASKS),
+    ),
+    example={"num_layers": 12, "batch": 1, "seq_len": 1024, "d_model": 768, "bytes_per_value": 2, "ask": "total"},
+)
 def kv_cache(rng: np.random.Generator, *, num_layers, batch, seq_len, d_model, bytes_per_value, ask) -> Variant:
     """KV-cache size (params: num_layers, batch, seq_len, d_model, bytes_per_value, ask).
 
     ask=total: the whole cache in MiB; ask=per_token: what one more token adds, in KiB.
     Example: GPT-2 small (12 layers, d_model 768), B=1, L=1024, fp16: 36 MiB.
     """
+    from studytool import engine
+
     ask = ask or pick(rng, ASKS)
     layers = num_layers if num_layers is not None else pick(rng, (6, 12, 24, 32))
     d = d_model if d_model is not None else pick(rng, (512, 768, 1024, 2048, 4096))

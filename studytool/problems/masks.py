@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from studytool import engine
+from studytool.problems.checks import ask_param, index_below, int_in, numbers, text, tokens
 from studytool.problems.drawing import mat, pick, plain, rows, vec
+from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CAUSAL_ASKS = ("matrix", "allowed", "blocked", "visible")
 PADDING_ASKS = ("matrix", "count")
@@ -27,6 +32,8 @@ class MaskStep(str):
 
 
 def mask_step(lead: str, matrix_text: str, blocked: np.ndarray, kind: str, first_row: int = 0) -> MaskStep:
+    import numpy as np
+
     step = MaskStep(lead + matrix_text)
     step.lead, step.kind, step.first_row = lead, kind, first_row
     step.blocked = tuple(tuple(bool(v) for v in row) for row in np.atleast_2d(blocked))
@@ -45,11 +52,27 @@ SENTENCES = (
 )
 
 
+@generator(
+    "causal_mask",
+    "The n x n causal mask: its entries, how many are allowed/blocked, which positions step t sees.",
+    params=(
+        Param("n", "sequence length (default: drawn from 3..6 for the matrix and a row, 3..14 for counts)", None,
+            int_in(2, 14)),
+        Param("t", "step for ask=visible (default: drawn below n)", None, int_in(0, 11)),
+        ask_param(*CAUSAL_ASKS),
+    ),
+    example={"n": 4, "ask": "matrix"},
+    constraints=(index_below("t", "n"),),
+    small={"matrix": "one lower-triangular matrix per hand-writable length n (3..6)"},
+)
 def causal_mask(rng: np.random.Generator, *, n, t, ask) -> Variant:
     """The n x n causal mask (params: n, t, ask).
 
     The notes' example is the decoder input "<s> 我 爱 AI": n=4, ask=matrix.
     """
+    import numpy as np
+    from studytool import engine
+
     ask = ask or pick(rng, CAUSAL_ASKS)
     least = 3 if t is None else max(3, t + 1)  # a pinned step must exist
     most = 15 if ask in ("allowed", "blocked") else 7   # a count needs no hand-written matrix: longer n
@@ -102,11 +125,35 @@ def _draw_lengths(rng: np.random.Generator, batch, max_len) -> list[int]:
     return lengths
 
 
+def _pad_lengths(p: Mapping[str, Any]) -> str | None:
+    lengths, max_len = p.get("lengths"), p.get("max_len")
+    if lengths is not None and max_len is not None and max(lengths) > max_len:
+        return f"every length must be at most max_len ({max_len})"
+    if lengths is not None and p.get("batch") is not None and len(lengths) != p["batch"]:
+        return f"lengths has {len(lengths)} entries but batch is {p['batch']}"
+    return None
+
+
+@generator(
+    "padding_mask",
+    "The padding mask for a batch of lengths, or how many positions it blocks.",
+    params=(
+        Param("lengths", "real lengths of the sentences, pinned (default: drawn)", None,
+            numbers(1, 6, lo=1, hi=12, integers=True)),
+        Param("batch", "number of sentences (default: drawn from 2..4)", None, int_in(1, 6)),
+        Param("max_len", "padded length (default: drawn from 3..6)", None, int_in(2, 12)),
+        ask_param(*PADDING_ASKS),
+    ),
+    example={"lengths": [3, 5, 2], "max_len": 5, "ask": "matrix"},
+    constraints=(_pad_lengths,),
+)
 def padding_mask(rng: np.random.Generator, *, lengths, batch, max_len, ask) -> Variant:
     """The padding mask of a batch (params: lengths, batch, max_len, ask).
 
     The notes give no numeric padding example; `.example()` pins lengths=[3, 5, 2], max_len=5.
     """
+    from studytool import engine
+
     ask = ask or pick(rng, PADDING_ASKS)
     if lengths is None:
         lengths = _draw_lengths(rng, batch, max_len)
@@ -126,11 +173,34 @@ def padding_mask(rng: np.random.Generator, *, lengths, batch, max_len, ask) -> V
     return Variant(head + "padding mask 一共遮住了多少个位置？", "scalar", total, None, steps, hints, params=params)
 
 
+def _step_in_target(p: Mapping[str, Any]) -> str | None:
+    # the decoder input is <s> plus the target words: steps 0..len(target)
+    if p.get("t") is not None and p.get("target") is not None and p["t"] > len(p["target"]):
+        return f"t ({p['t']}) must be at most the number of target words ({len(p['target'])})"
+    return None
+
+
+@generator(
+    "teacher_forcing",
+    "Teacher forcing: the shifted-right decoder input, the labels, what step t sees and predicts.",
+    params=(
+        Param("target", "the target sentence as words, pinned (default: drawn)", None, tokens(2, 6)),
+        Param("source", "the source sentence, shown for context (default: drawn with the target)", None, text),
+        Param("t", "step for ask=visible/predict (default: drawn)", None, int_in(0, 6)),
+        ask_param(*TEACHER_ASKS),
+    ),
+    example={"target": ["我", "爱", "AI"], "source": "I love AI", "ask": "decoder_input"},
+    constraints=(_step_in_target,),
+    small={"predict": "the answer is the letter of one of the 4-8 shown tokens"},
+)
 def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Variant:
     """Teacher forcing with a shifted-right decoder input (params: target, source, t, ask).
 
     The notes' example pins target=[我, 爱, AI], source="I love AI", ask=decoder_input: <s> 我 爱 AI.
     """
+    import numpy as np
+    from studytool import engine
+
     ask = ask or pick(rng, TEACHER_ASKS)
     if target is None:
         long_enough = [pair for pair in SENTENCES if t is None or len(pair[1]) >= t]  # a pinned step must exist

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
-from studytool import engine
+from studytool.problems.checks import SIZES, ask_param, divisible, int_in
 from studytool.problems.drawing import big, pick
+from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Tolerance, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
 
 TIED_ASKS = ("encoder_decoder", "decoder_only")
 MODEL_ASKS = ("tied", "untied")
@@ -14,6 +18,16 @@ MODEL_ASKS = ("tied", "untied")
 MILLIONS = Tolerance(abs=0.05)   # one decimal of a million, as the paper's "65M"
 
 
+@generator(
+    "tied_embeddings",
+    "Parameters saved by tying the (V, d) matrices: encoder-decoder 3 -> 1, decoder-only 2 -> 1.",
+    params=(
+        Param("vocab", "vocabulary size V (default: drawn from 8000..50000)", None, int_in(1, 10_000_000)),
+        Param("d_model", "model width (default: drawn from 256..1024)", None, int_in(1, 100_000)),
+        ask_param(*TIED_ASKS),
+    ),
+    example={"vocab": 37000, "d_model": 512, "ask": "encoder_decoder"},
+)
 def tied_embeddings(rng: np.random.Generator, *, vocab, d_model, ask) -> Variant:
     """Parameters saved by tying the (V, d) matrices (params: vocab, d_model, ask).
 
@@ -21,6 +35,8 @@ def tied_embeddings(rng: np.random.Generator, *, vocab, d_model, ask) -> Variant
     matrix (the paper's base model): 3 -> 1 saves 2·V·d. decoder_only (GPT-2): input
     embedding and output projection, 2 -> 1, saves V·d.
     """
+    from studytool import engine
+
     ask = ask or pick(rng, TIED_ASKS)
     v = vocab if vocab is not None else pick(rng, (8000, 16000, 32000, 37000, 50000))
     d = d_model if d_model is not None else pick(rng, (256, 512, 768, 1024))
@@ -48,6 +64,19 @@ def tied_embeddings(rng: np.random.Generator, *, vocab, d_model, ask) -> Variant
     return Variant(prompt, "scalar", saved, None, steps, hints, params=params)
 
 
+@generator(
+    "transformer_params",
+    "The whole encoder-decoder Transformer in millions (nn.Transformer + embeddings + output): base ~ 63.1M.",
+    params=(
+        Param("vocab", "shared vocabulary size V (default: drawn from 8000..37000)", None, int_in(1, 10_000_000)),
+        SIZES["d_model"],
+        SIZES["n_heads"],
+        Param("num_layers", "layers N of each stack (default: drawn from 2..12)", None, int_in(1, 1000)),
+        ask_param(*MODEL_ASKS),
+    ),
+    example={"vocab": 37000, "d_model": 512, "n_heads": 8, "num_layers": 6, "ask": "tied"},
+    constraints=(divisible,),
+)
 def transformer_params(rng: np.random.Generator, *, vocab, d_model, n_heads, num_layers, ask) -> Variant:
     """The whole encoder-decoder Transformer, in millions (params: vocab, d_model, n_heads, num_layers, ask).
 
@@ -56,6 +85,8 @@ def transformer_params(rng: np.random.Generator, *, vocab, d_model, n_heads, num
     between both embeddings and the output projection, as the paper's base model (V=37000, d=512,
     N=6, h=8): 63,121,544 = 63.1M, which the paper's Table 3 rounds to 65M.
     """
+    from studytool import engine
+
     ask = ask or pick(rng, MODEL_ASKS)
     v = vocab if vocab is not None else pick(rng, (8000, 16000, 32000, 37000))
     widths = [w for w in (256, 512, 768, 1024) if n_heads is None or w % n_heads == 0] or [64 * n_heads]

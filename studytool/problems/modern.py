@@ -3,22 +3,38 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from studytool import engine
+from studytool.problems.checks import ask_param, int_in, numbers
 from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, num, pick, plain, vec
+from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RMS_ASKS = ("rms", "output")
 ROPE_ASKS = ("rotate", "score")
 
 
+@generator(
+    "rms_norm",
+    "RMSNorm of one vector (gamma = 1, eps ignored): the root mean square, or the output.",
+    params=(
+        Param("x", "the token's vector, pinned (default: drawn, distinct non-zero integers)", None,
+            numbers(2, 8, lo=-100, hi=100, spread=True)),
+        ask_param(*RMS_ASKS),
+    ),
+    example={"x": [1, 2, 3, 4], "ask": "output"},
+)
 def rms_norm(rng: np.random.Generator, *, x, ask) -> Variant:
     """RMSNorm of one token's vector, γ = 1, ε ignored (params: x, ask).
 
     x = [1, 2, 3, 4]: rms = √7.5 = 2.738613, output [0.3651, 0.7303, 1.0954, 1.4606].
     """
+    import numpy as np
+    from studytool import engine
+
     ask = ask or pick(rng, RMS_ASKS)
     if x is None:
         x = [v if v else 5 for v in distinct_ints(rng, int(rng.integers(3, 6)), -4, 6)]   # no zero vector
@@ -44,14 +60,30 @@ def rms_norm(rng: np.random.Generator, *, x, ask) -> Variant:
 
 def _rotate(v: np.ndarray, position: int) -> np.ndarray:
     """The engine's RoPE on one 2-d vector: a rotation by `position` radians (θ = 1 for d = 2)."""
+    from studytool import engine
+
     return engine.rotary_embedding(v.reshape(1, 2), [position])[0]
 
 
+@generator(
+    "rope_score",
+    "RoPE on a 2-d pair (theta = 1 rad per position): q rotated to position m, or the score (R_m q).(R_n k).",
+    params=(
+        Param("q", "the query pair, pinned (default: drawn integers in -3..3)", None, numbers(2, 2, lo=-10, hi=10)),
+        Param("k", "the key pair, pinned (default: drawn integers in -3..3)", None, numbers(2, 2, lo=-10, hi=10)),
+        Param("m", "the query's position (default: drawn from 1..5)", None, int_in(0, 100)),
+        Param("n", "the key's position (default: drawn from 0..6, != m)", None, int_in(0, 100)),
+        ask_param(*ROPE_ASKS),
+    ),
+    example={"q": [1, 0], "k": [0, 1], "m": 2, "n": 3, "ask": "score"},
+)
 def rope_score(rng: np.random.Generator, *, q, k, m, n, ask) -> Variant:
     """RoPE with d = 2 (one pair, θ = 1 rad per position) (params: q, k, m, n, ask).
 
     ask=rotate: q rotated to position m; ask=score: (R_m q)·(R_n k), which equals q·(R_(n−m) k).
     """
+    import numpy as np
+
     ask = ask or pick(rng, ROPE_ASKS)
     qs = np.asarray(q if q is not None else distinct_ints(rng, 2, -3, 3), dtype=float)
     ks = np.asarray(k if k is not None else distinct_ints(rng, 2, -3, 3), dtype=float)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from studytool import engine
+from studytool.problems.checks import ask_param, int_in, matrix, numbers, pinned_length, range_holds
 from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, mat, num, pick, plain, rows, vec
+from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
 
 LN_ASKS = ("mean", "sigma", "output", "invariance")
 BN_ASKS = ("mean", "std", "output", "ln_output", "axis")
@@ -19,6 +23,8 @@ _BN_RULE = "按训练模式的 BatchNorm（用这个 batch 自己的统计量，
 
 def _ln_steps(x: np.ndarray) -> tuple[list[str], float, float]:
     """Worked steps of LayerNorm on one vector; returns (steps, mean, sigma)."""
+    import numpy as np
+
     k = len(x)
     m = float(x.mean())
     dev = x - m
@@ -34,11 +40,31 @@ def _ln_steps(x: np.ndarray) -> tuple[list[str], float, float]:
     return steps, m, sigma
 
 
+@generator(
+    "layer_norm",
+    "LayerNorm of one token's vector: mean, sigma (biased), output; scale/shift invariance.",
+    params=(
+        Param("x", "the token's vector, pinned (default: drawn, distinct integers)", None,
+            numbers(3, 8, spread=True)),
+        Param("size", "vector length, 3..8 (default: drawn from 3..5)", None, int_in(3, 8)),
+        Param("low", "smallest drawn value", 0, int_in(-99, 99)),
+        Param("high", "largest drawn value", 9, int_in(-99, 99)),
+        Param("scale", "invariance: the input is multiplied by this (default: drawn from 2..5)", None,
+            int_in(1, 100)),
+        Param("shift", "invariance: then this is added (default: drawn from -5..5, not 0)", None, int_in(-100, 100)),
+        ask_param(*LN_ASKS),
+    ),
+    example={"x": [1, 2, 3, 4], "ask": "output"},
+    constraints=(range_holds("size", "x", 5), pinned_length("x", "size")),
+)
 def layer_norm(rng: np.random.Generator, *, x, size, low, high, scale, shift, ask) -> Variant:
     """LayerNorm of one token's vector (params: x, size, low, high, scale, shift, ask).
 
     The notes' example pins x=[1, 2, 3, 4] (or [2, 4, 6, 8]): both give [-1.3416, -0.4472, 0.4472, 1.3416].
     """
+    import numpy as np
+    from studytool import engine
+
     ask = ask or pick(rng, LN_ASKS)
     if x is None:
         x = distinct_ints(rng, size or int(rng.integers(3, 6)), low, high)
@@ -92,6 +118,8 @@ def layer_norm(rng: np.random.Generator, *, x, size, low, high, scale, shift, as
 def _draw_batch(rng: np.random.Generator, batch, features, low: int, high: int) -> np.ndarray:
     """A small batch, by default 3 or 4 samples of 3 features: with 2 samples every BN output is ±1, whatever
     the numbers. Every column (BN) and every row (LN) varies."""
+    import numpy as np
+
     features = features or 3
     batch = batch or (pick(rng, (3, 4)) if features == 3 else 3)
     while True:   # distinct values down every column by construction; redraw only for a constant row
@@ -111,11 +139,36 @@ def _axis_options(rng: np.random.Generator) -> tuple[tuple[str, ...], int, int]:
     return shuffled, shuffled.index(right), shuffled.index(swapped)
 
 
+def _small_batch(p: Mapping[str, Any]) -> str | None:
+    if p.get("batch") and p.get("features") and p["batch"] * p["features"] > 12:
+        return "batch * features must be at most 12 (hand-computable)"
+    return None
+
+
+@generator(
+    "batch_norm",
+    "BatchNorm of a small batch: per-dimension mean/std, normalized matrix; LN on the same matrix; axes.",
+    params=(
+        Param("x", "the batch, rows = samples, pinned (default: drawn)", None,
+            matrix(4, 4, min_rows=2, min_cols=2, spread=True)),
+        Param("batch", "number of samples (default: drawn from 3..4)", None, int_in(2, 4)),
+        Param("features", "number of features per sample (default: 3)", None, int_in(2, 4)),
+        Param("low", "smallest drawn value", 0, int_in(-99, 99)),
+        Param("high", "largest drawn value", 15, int_in(-99, 99)),
+        ask_param(*BN_ASKS),
+    ),
+    example={"x": [[1, 10], [3, 14]], "ask": "output"},
+    constraints=(_small_batch, range_holds("batch", "x", 4)),
+    small={"axis": "a choice among 4 fixed statements: the answer is one of 4 letters"},
+)
 def batch_norm(rng: np.random.Generator, *, x, batch, features, low, high, ask) -> Variant:
     """BatchNorm of a small batch, and LN on the same matrix (params: x, batch, features, low, high, ask).
 
     The notes' example pins x=[[1, 10], [3, 14]]: means [2, 12], stds [1, 2], output [[-1, -1], [1, 1]].
     """
+    import numpy as np
+    from studytool import engine
+
     ask = ask or pick(rng, BN_ASKS)
     xs = np.asarray(x if x is not None else _draw_batch(rng, batch, features, low, high), dtype=float)
     n, d = xs.shape

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
-from studytool import engine
+from studytool.problems.checks import SIZES, ask_param, divisible, int_in, one_of
 from studytool.problems.drawing import FOUR_DECIMALS, big, num, pick
+from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ASKS = ("embedding", "mha", "mha_bias", "ffn", "ffn_bias", "encoder_layer", "decoder_layer", "stack", "ffn_share")
 
@@ -31,6 +35,23 @@ def _sizes(rng: np.random.Generator, d_model, n_heads, d_ff, vocab, num_layers,
     return d, h, d_ff, vocab, layers
 
 
+@generator(
+    "param_count",
+    "Parameter counts: embedding, MHA, FFN (with/without biases), encoder/decoder block, N layers, FFN share.",
+    params=(
+        SIZES["d_model"],
+        SIZES["n_heads"],
+        Param("d_ff", "FFN hidden width (default: 4 * d_model)", None, int_in(1, 1_000_000)),
+        Param("vocab", "vocabulary size for ask=embedding (default: drawn)", None, int_in(1, 10_000_000)),
+        Param("num_layers", "layers for ask=stack (default: drawn from 2..12)", None, int_in(1, 1000)),
+        Param("convention", "blocks/stacks: 'notes' = weight matrices only (the notes' 3,145,728), "
+            "'full' = with biases and LayerNorms as PyTorch (default: drawn)", None, one_of("notes", "full"),
+            ("notes", "full")),
+        ask_param(*ASKS),
+    ),
+    example={"d_model": 512, "n_heads": 8, "d_ff": 2048, "ask": "encoder_layer", "convention": "notes"},
+    constraints=(divisible,),
+)
 def param_count(rng: np.random.Generator, *, d_model, n_heads, d_ff, vocab, num_layers, convention, ask) -> Variant:
     """Parameter counts (params: d_model, n_heads, d_ff, vocab, num_layers, convention, ask).
 
@@ -38,6 +59,8 @@ def param_count(rng: np.random.Generator, *, d_model, n_heads, d_ff, vocab, num_
     Pinning other asks gives the notes' other numbers: mha 1,048,576; ffn 2,097,152; stack with
     num_layers=6 and convention=notes 18,874,368; embedding with vocab=30000 15,360,000.
     """
+    from studytool import engine
+
     ask = ask or pick(rng, ASKS)
     d, h, d_ff, vocab, layers = _sizes(rng, d_model, n_heads, d_ff, vocab, num_layers, ask)
     count = lambda part, **kw: engine.count_params(part, d_model=d, n_heads=h, d_ff=d_ff, **kw)  # noqa: E731

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from studytool.problems.checks import ask_param, index_below, int_in
 from studytool.problems.drawing import FOUR_DECIMALS, floats, num, pick, vec
+from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ASKS = ("value", "row")
 
@@ -18,6 +22,8 @@ _RULE = ("PE(pos, 2i) = sin(pos / 10000^(2i/d))，PE(pos, 2i+1) = cos(pos / 1000
 def _row(pos: int, d_model: int) -> np.ndarray:
     """PE(pos, :) alone, by the engine's formula: `engine.positional_encoding(pos + 1, d)` builds every row
     up to pos, 80 MB (375 MB with temporaries) and a second for a pinned pos 10,000 at d_model 1024."""
+    import numpy as np
+
     j = np.arange(d_model)
     angle = pos * 10000.0 ** (-(2 * (j // 2)) / d_model)
     return np.where(j % 2 == 0, np.sin(angle), np.cos(angle))
@@ -39,6 +45,8 @@ def _column_steps(pos: int, j: int, d_model: int, value: float) -> str:
 
 def _wrong_rows(pos: int, d_model: int) -> dict[str, np.ndarray]:
     """The rows that known wrong methods give, by the message for each."""
+    import numpy as np
+
     j = np.arange(d_model)
     per_column = pos / 10000 ** (2 * j / d_model)     # i = j instead of j // 2
     right = pos / 10000 ** (2 * (j // 2) / d_model)
@@ -50,6 +58,18 @@ def _wrong_rows(pos: int, d_model: int) -> dict[str, np.ndarray]:
     }
 
 
+@generator(
+    "positional_encoding",
+    "Sinusoidal PE: one value PE(pos, j) or the row PE(pos, :), odd and even d_model.",
+    params=(
+        Param("d_model", "encoding width (default: drawn from 3..6, odd and even)", None, int_in(1, 1024)),
+        Param("pos", "position (default: drawn from 0..9)", None, int_in(0, 10_000)),
+        Param("j", "column for ask=value (default: drawn below d_model)", None, int_in(0, 1023)),
+        ask_param(*ASKS),
+    ),
+    example={"d_model": 3, "pos": 1, "ask": "row"},
+    constraints=(index_below("j", "d_model"),),
+)
 def positional_encoding(rng: np.random.Generator, *, d_model, pos, j, ask) -> Variant:
     """Sinusoidal PE (params: d_model, pos, j, ask).
 

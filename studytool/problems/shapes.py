@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from studytool import engine
 from studytool.i18n import _
+from studytool.problems.checks import SIZES, ask_param, divisible, int_in
 from studytool.problems.drawing import TRIES, pick, shape
 from studytool.problems.vocabulary import step_name
+from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _STAND_IN = {"batch": 2, "src_len": 3, "tgt_len": 5, "n_heads": 7, "d_k": 11, "d_ff": 13, "vocab": 17}
 _STAND_IN["d_model"] = _STAND_IN["n_heads"] * _STAND_IN["d_k"]
@@ -33,6 +36,8 @@ Sizes = Mapping[str, int]
 @cache
 def symbolic_trace() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     """(part, step name, axis names) for every step of the engine's data flow."""
+    from studytool import engine
+
     s = _STAND_IN
     steps = engine.trace_shapes(s["batch"], s["src_len"], s["d_model"], s["n_heads"], s["vocab"],
                                 d_ff=s["d_ff"], tgt_len=s["tgt_len"])
@@ -117,6 +122,19 @@ def _mha_hints(ask: str, s: Sizes) -> tuple[Hint, ...]:
     return tuple(hints)
 
 
+@generator(
+    "multi_head_shapes",
+    "Shapes through multi-head self-attention: projection, split, transpose, scores, weighted sum, concat, output.",
+    params=(
+        SIZES["batch"],
+        SIZES["seq_len"],
+        SIZES["d_model"],
+        SIZES["n_heads"],
+        ask_param(*MHA_ASKS),
+    ),
+    example={"batch": 32, "seq_len": 10, "d_model": 512, "n_heads": 8, "ask": "scores"},
+    constraints=(divisible,),
+)
 def multi_head_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads, ask) -> Variant:
     """Shapes through multi-head self-attention (params: batch, seq_len, d_model, n_heads, ask).
 
@@ -161,6 +179,28 @@ def _source_choice(rng: np.random.Generator) -> tuple[tuple[str, ...], int, int]
     return shuffled, shuffled.index(right), shuffled.index(swapped)
 
 
+def _src_tgt_distinct(p: Mapping[str, Any]) -> str | None:
+    if p.get("src_len") is not None and p["src_len"] == p.get("tgt_len"):
+        return "src_len and tgt_len must differ (so swapped axes are caught)"
+    return None
+
+
+@generator(
+    "cross_attention_shapes",
+    "Cross-attention: Q from the decoder, K/V from the encoder; rectangular scores [B, h, L_tgt, L_src].",
+    params=(
+        SIZES["batch"],
+        Param("src_len", "source (encoder) length (default: drawn from 3..64)", None, int_in(1, 100_000)),
+        Param("tgt_len", "target (decoder) length (default: drawn from 3..64, != src_len)", None,
+            int_in(1, 100_000)),
+        SIZES["d_model"],
+        SIZES["n_heads"],
+        ask_param(*CROSS_ASKS),
+    ),
+    example={"batch": 32, "src_len": 10, "tgt_len": 4, "d_model": 512, "n_heads": 8, "ask": "source"},
+    constraints=(divisible, _src_tgt_distinct),
+    small={"source": "a choice among 4 fixed statements: the answer is one of 4 letters"},
+)
 def cross_attention_shapes(rng: np.random.Generator, *, batch, src_len, tgt_len, d_model, n_heads,
                            ask) -> Variant:
     """Cross-attention shapes and sources (params: batch, src_len, tgt_len, d_model, n_heads, ask).
@@ -197,6 +237,18 @@ def cross_attention_shapes(rng: np.random.Generator, *, batch, src_len, tgt_len,
     return Variant(head + f"{what}，形状是什么？", "shape", answer, None, steps, hints, params=params)
 
 
+@generator(
+    "ffn_shapes",
+    "The position-wise FFN: expand to d_ff = 4 d_model, ReLU, contract back; weight shapes.",
+    params=(
+        SIZES["batch"],
+        SIZES["seq_len"],
+        SIZES["d_model"],
+        Param("d_ff", "hidden width (default: 4 * d_model)", None, int_in(1, 1_000_000)),
+        ask_param(*FFN_ASKS),
+    ),
+    example={"batch": 32, "seq_len": 10, "d_model": 512, "d_ff": 2048, "ask": "expand"},
+)
 def ffn_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, d_ff, ask) -> Variant:
     """The position-wise FFN's shapes (params: batch, seq_len, d_model, d_ff, ask).
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from studytool.problems.checks import ask_param, int_in
 from studytool.problems.drawing import FOUR_DECIMALS, num, pick
+from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ASKS = ("lr", "peak")
 
@@ -19,6 +23,17 @@ def noam_lr(step: int, d_model: int, warmup: int) -> float:
     return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
+@generator(
+    "warmup_lr",
+    "The paper's schedule lr = d^-0.5 * min(s^-0.5, s * warmup^-1.5): lr at step s, or the peak, x 1e-4.",
+    params=(
+        Param("d_model", "model width (default: drawn from 256..1024)", None, int_in(1, 100_000)),
+        Param("warmup", "warm-up steps (default: drawn from 1000..8000)", None, int_in(1, 1_000_000)),
+        Param("step", "training step s for ask=lr (default: drawn around warmup)", None, int_in(1, 10_000_000)),
+        ask_param(*ASKS),
+    ),
+    example={"d_model": 512, "warmup": 4000, "ask": "peak"},
+)
 def warmup_lr(rng: np.random.Generator, *, d_model, warmup, step, ask) -> Variant:
     """The learning rate at step s, in units of 1e-4 (params: d_model, warmup, step, ask).
 

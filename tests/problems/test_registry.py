@@ -78,3 +78,45 @@ def test_pinned_params_override_drawing():
     v = registry.get("multi_head_shapes").draw(np.random.default_rng(7), batch=4, seq_len=9, d_model=96, n_heads=3,
                                                ask="split")
     assert v.answer == (4, 9, 3, 32)
+
+
+LIGHT_PROBE = """
+import sys
+from studytool.problems import registry
+for name in registry.names():
+    registry.get(name).validate(registry.get(name).example_params)
+print(" ".join(m for m in ("numpy", "studytool.engine") if m in sys.modules))
+"""
+
+
+def test_listing_and_checking_generators_imports_neither_numpy_nor_the_engine():
+    """What the deck loader does: every family module is imported to find its generators, none imports NumPy."""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", LIGHT_PROBE], capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.split() == []
+
+
+def test_the_probe_sees_numpy_once_a_generator_draws():
+    import subprocess
+    import sys
+
+    probe = LIGHT_PROBE.replace("validate(registry.get(name).example_params)", "example()")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.split() == ["numpy", "studytool.engine"]
+
+
+def test_a_generator_is_declared_in_its_family_module():
+    assert registry.get("param_count").function.__module__ == "studytool.problems.params"
+    assert registry.get("layer_norm").function.__module__ == "studytool.problems.norms"
+
+
+def test_two_generators_of_one_name_in_different_modules_are_refused():
+    def impostor(rng, **params):
+        raise AssertionError("never drawn")
+
+    impostor.__module__ = "somewhere.else"
+    with pytest.raises(ValueError, match="two generators are called 'softmax'"):
+        registry.generator("softmax", "a second softmax", params=(), example={})(impostor)
+    assert registry.get("softmax").function.__module__ == "studytool.problems.attention"
