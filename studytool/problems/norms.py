@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import ask_param, int_in, matrix, numbers, pinned_length, range_holds
@@ -13,9 +14,6 @@ from studytool.problems.variant import Hint, Variant
 
 if TYPE_CHECKING:
     import numpy as np
-
-LN_ASKS = ("mean", "sigma", "output", "invariance")
-BN_ASKS = ("mean", "std", "output", "ln_output", "axis")
 
 _LN_RULE = "按 PyTorch nn.LayerNorm 的定义（γ=1、β=0，忽略 ε）"
 _BN_RULE = "按训练模式的 BatchNorm（用这个 batch 自己的统计量，γ=1、β=0，忽略 ε）"
@@ -38,6 +36,75 @@ def _ln_steps(x: np.ndarray) -> tuple[list[str], float, float]:
         f"σ = √{num(var)} = {num(sigma)}",
     ]
     return steps, m, sigma
+
+
+@dataclass(frozen=True)
+class _Token:
+    """What every LayerNorm sub-question starts from: the vector, its statistics and LN(x)."""
+
+    xs: np.ndarray
+    steps: tuple[str, ...]    # mean, deviation, variance, sigma
+    m: float
+    sigma: float
+    sigma_unbiased: float     # the K-1 mistake
+    out: np.ndarray
+    head: str
+    params: dict[str, Any]
+    scale: int | None         # ask=invariance: pinned, or drawn there
+    shift: int | None
+
+
+def _ln_mean(t: _Token, rng: np.random.Generator) -> Variant:
+    k, total = len(t.xs), float(t.xs.sum())
+    hints = (Hint(total, f"这是 {k} 个分量的和；均值还要除以 K = {k}。"),
+             Hint(total / (k - 1), f"均值除以分量个数 K = {k}，不是 K−1。"))
+    return Variant(t.head + "LayerNorm 用的均值 m 是多少？", "scalar", float(t.m), FOUR_DECIMALS, t.steps[:1],
+                   hints, params=t.params)
+
+
+def _ln_sigma(t: _Token, rng: np.random.Generator) -> Variant:
+    hints = (Hint(t.sigma_unbiased, "你用了无偏标准差（除以 K−1）；LayerNorm 除以 K。"),
+             Hint(t.sigma**2, "这是方差；σ 还要开平方。"))
+    return Variant(t.head + "LayerNorm 用的标准差 σ 是多少？", "scalar", t.sigma, FOUR_DECIMALS, t.steps,
+                   hints, params=t.params)
+
+
+def _ln_output(t: _Token, rng: np.random.Generator) -> Variant:
+    xs, m, sigma = t.xs, t.m, t.sigma
+    steps = (*t.steps, f"输出 (x − m) / σ = {vec(t.out)}")
+    hints = (Hint(floats((xs - m) / t.sigma_unbiased), "你用了无偏方差（除以 K−1）；LayerNorm 用总体方差，除以 K。"),
+             Hint(floats((xs - m) / sigma**2), "你除以了方差；应除以标准差 σ。"),
+             Hint(floats(xs / sigma), "别忘了先减去均值 m。"))
+    return Variant(t.head + "LayerNorm 的输出向量是什么？", "vector", floats(t.out), FOUR_DECIMALS, steps,
+                   hints, params=t.params)
+
+
+def _ln_invariance(t: _Token, rng: np.random.Generator) -> Variant:
+    from studytool import engine
+
+    xs, out = t.xs, t.out
+    scale = t.scale if t.scale is not None else int(rng.integers(2, 6))
+    shift = t.shift if t.shift is not None else pick(rng, (-5, -4, -3, -2, -1, 1, 2, 3, 4, 5))  # 0 would not test it
+    moved = scale * xs + shift
+    out_moved = engine.layer_norm(moved, eps=0.0)
+    steps = (
+        *t.steps,
+        f"LN(x) = (x − m) / σ = {vec(out)}",
+        f"x' = {scale}·x + ({shift}) = {vec(moved)}：均值变为 {scale}·m + ({shift}) = {num(scale * t.m + shift)}，"
+        f"σ 变为 {scale}·σ = {num(scale * t.sigma)}",
+        f"(x' − m') / σ' = {scale}(x − m) / ({scale}σ)，缩放和平移都被抵消：LN(x') = {vec(out_moved)}",
+    )
+    prompt = (f"已知一个 token 的表示 x = {vec(xs)}，{_LN_RULE}得 LN(x) = {vec(out)}。"
+              f"把每个分量乘 {scale} 再加 {shift}，得到 x' = {vec(moved)}。LN(x') 是什么？")
+    hints = (Hint(floats(scale * out), "LayerNorm 的输出与输入的整体缩放无关：均值和 σ 同样被缩放。"),
+             Hint(floats(scale * out + shift), "缩放和平移都会被减均值、除以 σ 抵消。"),
+             Hint(floats(out + shift), "平移会被减均值抵消。"))
+    return Variant(prompt, "vector", floats(out_moved), FOUR_DECIMALS, steps, hints,
+                   params={**t.params, "scale": scale, "shift": shift})
+
+
+_LN_QUESTIONS = {"mean": _ln_mean, "sigma": _ln_sigma, "output": _ln_output, "invariance": _ln_invariance}
+LN_ASKS = tuple(_LN_QUESTIONS)
 
 
 @generator(
@@ -69,50 +136,11 @@ def layer_norm(rng: np.random.Generator, *, x, size, low, high, scale, shift, as
     if x is None:
         x = distinct_ints(rng, size or int(rng.integers(3, 6)), low, high)
     xs = np.asarray(x, dtype=float)
-    k = len(xs)
     steps, m, sigma = _ln_steps(xs)
-    out = engine.layer_norm(xs, eps=0.0)
-    sigma_unbiased = math.sqrt(float(np.sum((xs - m) ** 2)) / (k - 1))
-    unbiased_out = (xs - m) / sigma_unbiased
-    unbiased_hint = Hint(floats(unbiased_out), "你用了无偏方差（除以 K−1）；LayerNorm 用总体方差，除以 K。")
-    params = {"x": plain(list(x)), "ask": ask}
-    head = f"一个 token 的 {k} 维表示 x = {vec(xs)}，{_LN_RULE}。"
-
-    if ask == "mean":
-        total = float(xs.sum())
-        hints = (Hint(total, f"这是 {k} 个分量的和；均值还要除以 K = {k}。"),
-                 Hint(total / (k - 1), f"均值除以分量个数 K = {k}，不是 K−1。"))
-        return Variant(head + "LayerNorm 用的均值 m 是多少？", "scalar", float(m), FOUR_DECIMALS, tuple(steps[:1]),
-                       hints, params=params)
-    if ask == "sigma":
-        hints = (Hint(sigma_unbiased, "你用了无偏标准差（除以 K−1）；LayerNorm 除以 K。"),
-                 Hint(sigma**2, "这是方差；σ 还要开平方。"))
-        return Variant(head + "LayerNorm 用的标准差 σ 是多少？", "scalar", sigma, FOUR_DECIMALS, tuple(steps),
-                       hints, params=params)
-    if ask == "output":
-        steps.append(f"输出 (x − m) / σ = {vec(out)}")
-        hints = (unbiased_hint, Hint(floats((xs - m) / sigma**2), "你除以了方差；应除以标准差 σ。"),
-                 Hint(floats(xs / sigma), "别忘了先减去均值 m。"))
-        return Variant(head + "LayerNorm 的输出向量是什么？", "vector", floats(out), FOUR_DECIMALS, tuple(steps),
-                       hints, params=params)
-
-    scale = scale if scale is not None else int(rng.integers(2, 6))
-    shift = shift if shift is not None else pick(rng, (-5, -4, -3, -2, -1, 1, 2, 3, 4, 5))   # 0 would not test the shift
-    moved = scale * xs + shift
-    out_moved = engine.layer_norm(moved, eps=0.0)
-    steps += [
-        f"LN(x) = (x − m) / σ = {vec(out)}",
-        f"x' = {scale}·x + ({shift}) = {vec(moved)}：均值变为 {scale}·m + ({shift}) = {num(scale * m + shift)}，"
-        f"σ 变为 {scale}·σ = {num(scale * sigma)}",
-        f"(x' − m') / σ' = {scale}(x − m) / ({scale}σ)，缩放和平移都被抵消：LN(x') = {vec(out_moved)}",
-    ]
-    params |= {"scale": scale, "shift": shift}
-    prompt = (f"已知一个 token 的表示 x = {vec(xs)}，{_LN_RULE}得 LN(x) = {vec(out)}。"
-              f"把每个分量乘 {scale} 再加 {shift}，得到 x' = {vec(moved)}。LN(x') 是什么？")
-    hints = (Hint(floats(scale * out), "LayerNorm 的输出与输入的整体缩放无关：均值和 σ 同样被缩放。"),
-             Hint(floats(scale * out + shift), "缩放和平移都会被减均值、除以 σ 抵消。"),
-             Hint(floats(out + shift), "平移会被减均值抵消。"))
-    return Variant(prompt, "vector", floats(out_moved), FOUR_DECIMALS, tuple(steps), hints, params=params)
+    token = _Token(xs, tuple(steps), m, sigma, math.sqrt(float(np.sum((xs - m) ** 2)) / (len(xs) - 1)),
+                   engine.layer_norm(xs, eps=0.0), f"一个 token 的 {len(xs)} 维表示 x = {vec(xs)}，{_LN_RULE}。",
+                   {"x": plain(list(x)), "ask": ask}, scale, shift)
+    return _LN_QUESTIONS[ask](token, rng)
 
 
 def _draw_batch(rng: np.random.Generator, batch, features, low: int, high: int) -> np.ndarray:
@@ -137,6 +165,65 @@ def _axis_options(rng: np.random.Generator) -> tuple[tuple[str, ...], int, int]:
     order = rng.permutation(len(options))
     shuffled = tuple(options[i] for i in order)
     return shuffled, shuffled.index(right), shuffled.index(swapped)
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """What every BatchNorm sub-question starts from: the batch, its column statistics, BN and LN of it."""
+
+    xs: np.ndarray
+    mean: np.ndarray
+    std: np.ndarray
+    std_unbiased: np.ndarray    # the N-1 mistake
+    bn: np.ndarray
+    ln: np.ndarray
+    bn_steps: tuple[str, ...]
+    ln_steps: tuple[str, ...]   # empty unless the solution shows LN
+    head: str
+    params: dict[str, Any]
+
+
+def _bn_mean(b: _Batch, rng: np.random.Generator) -> Variant:
+    hints = (Hint(floats(b.xs.mean(axis=1)), "这是每个样本（行）的均值，那是 LN 的方向；BN 按维（列）跨样本求均值。"),)
+    return Variant(b.head + f"{_BN_RULE}，每一维的均值是多少？（{b.xs.shape[1]} 个数）", "vector", floats(b.mean),
+                   FOUR_DECIMALS, b.bn_steps, hints, params=b.params)
+
+
+def _bn_std(b: _Batch, rng: np.random.Generator) -> Variant:
+    hints = (Hint(floats(b.std_unbiased), "你用了无偏标准差（除以 N−1）；BN 的批统计量除以 N。"),
+             Hint(floats(b.std**2), "这是方差；标准差还要开平方。"))
+    return Variant(b.head + f"{_BN_RULE}，每一维的标准差是多少？（{b.xs.shape[1]} 个数）", "vector", floats(b.std),
+                   FOUR_DECIMALS, b.bn_steps, hints, params=b.params)
+
+
+def _bn_output(b: _Batch, rng: np.random.Generator) -> Variant:
+    hints = (Hint(rows(b.ln), "这是 LayerNorm（按行）的结果；BN 按列跨样本归一。"),
+             Hint(rows((b.xs - b.mean) / b.std_unbiased), "你用了无偏标准差（除以 N−1）；BN 除以 N。"))
+    return Variant(b.head + f"{_BN_RULE}，输出矩阵是什么？", "matrix", rows(b.bn), FOUR_DECIMALS, b.bn_steps,
+                   hints, params=b.params)
+
+
+def _bn_ln_output(b: _Batch, rng: np.random.Generator) -> Variant:
+    import numpy as np
+
+    hints = (Hint(rows(b.bn), "这是 BatchNorm（按列）的结果；LN 在每个样本（行）内归一。"),)
+    compare = (f"对照：同一个矩阵按列做 BN 得 {mat(b.bn)}，" +
+               ("在这个矩阵上恰好与 LN 相同（巧合，统计方向仍不同）" if np.allclose(b.bn, b.ln)
+                else "与 LN 的结果不同：统计的方向不同"))
+    return Variant(b.head + f"对每个样本做 LayerNorm（{_LN_RULE[2:]}），输出矩阵是什么？", "matrix", rows(b.ln),
+                   FOUR_DECIMALS, (*b.ln_steps, compare), hints, params=b.params)
+
+
+def _bn_axis(b: _Batch, rng: np.random.Generator) -> Variant:
+    options, right, swapped = _axis_options(rng)
+    hints = (Hint(frozenset({swapped}), "方向反了：BN 是“竖着切”（同一维跨样本），LN 是“横着切”（同一样本跨特征）。"),)
+    steps = (*b.bn_steps, *b.ln_steps, "BN 的统计量跨样本、按维；LN 的统计量在单个样本内、跨特征。")
+    return Variant(b.head + "对这个矩阵分别做 BatchNorm 和 LayerNorm，各自在哪个方向上求均值和标准差？", "choice",
+                   frozenset({right}), None, steps, hints, options, params=b.params)
+
+
+_BN_QUESTIONS = {"mean": _bn_mean, "std": _bn_std, "output": _bn_output, "ln_output": _bn_ln_output, "axis": _bn_axis}
+BN_ASKS = tuple(_BN_QUESTIONS)
 
 
 def _small_batch(p: Mapping[str, Any]) -> str | None:
@@ -174,11 +261,7 @@ def batch_norm(rng: np.random.Generator, *, x, batch, features, low, high, ask) 
     n, d = xs.shape
     mean = xs.mean(axis=0)
     std = np.sqrt(((xs - mean) ** 2).mean(axis=0))
-    std_unbiased = np.sqrt(((xs - mean) ** 2).sum(axis=0) / (n - 1))
-    bn = engine.batch_norm(xs, eps=0.0)
-    ln = engine.layer_norm(xs, eps=0.0)
-    params = {"x": plain(xs.astype(int) if np.all(xs == np.round(xs)) else xs), "ask": ask}
-    head = f"一个 batch 有 {n} 个样本、每个 {d} 维（每行一个样本）：x = {mat(xs)}。"
+    bn, ln = engine.batch_norm(xs, eps=0.0), engine.layer_norm(xs, eps=0.0)
     bn_steps = [f"每一维（列）的均值 = {vec(mean)}"]   # as far as the question goes: the draw stays cheap
     if ask != "mean":
         bn_steps.append(f"每一维的标准差（除以样本数 {n}）= {vec(std)}")
@@ -189,29 +272,8 @@ def batch_norm(rng: np.random.Generator, *, x, batch, features, low, high, ask) 
         f"每个样本的标准差（除以特征数 {d}）= {vec(np.sqrt(((xs - xs.mean(axis=1, keepdims=True)) ** 2).mean(axis=1)))}",
         f"LN 输出 = (x − 行均值) / 行标准差 = {mat(ln)}",
     ] if ask in ("ln_output", "axis") else []
-    if ask == "mean":
-        hints = (Hint(floats(xs.mean(axis=1)), "这是每个样本（行）的均值，那是 LN 的方向；BN 按维（列）跨样本求均值。"),)
-        return Variant(head + f"{_BN_RULE}，每一维的均值是多少？（{d} 个数）", "vector", floats(mean),
-                       FOUR_DECIMALS, tuple(bn_steps), hints, params=params)
-    if ask == "std":
-        hints = (Hint(floats(std_unbiased), "你用了无偏标准差（除以 N−1）；BN 的批统计量除以 N。"),
-                 Hint(floats(std**2), "这是方差；标准差还要开平方。"))
-        return Variant(head + f"{_BN_RULE}，每一维的标准差是多少？（{d} 个数）", "vector", floats(std),
-                       FOUR_DECIMALS, tuple(bn_steps), hints, params=params)
-    if ask == "output":
-        hints = (Hint(rows(ln), "这是 LayerNorm（按行）的结果；BN 按列跨样本归一。"),
-                 Hint(rows((xs - mean) / std_unbiased), "你用了无偏标准差（除以 N−1）；BN 除以 N。"))
-        return Variant(head + f"{_BN_RULE}，输出矩阵是什么？", "matrix", rows(bn), FOUR_DECIMALS, tuple(bn_steps),
-                       hints, params=params)
-    if ask == "ln_output":
-        hints = (Hint(rows(bn), "这是 BatchNorm（按列）的结果；LN 在每个样本（行）内归一。"),)
-        same = np.allclose(bn, ln)
-        compare = (f"对照：同一个矩阵按列做 BN 得 {mat(bn)}，" +
-                   ("在这个矩阵上恰好与 LN 相同（巧合，统计方向仍不同）" if same else "与 LN 的结果不同：统计的方向不同"))
-        return Variant(head + f"对每个样本做 LayerNorm（{_LN_RULE[2:]}），输出矩阵是什么？", "matrix", rows(ln),
-                       FOUR_DECIMALS, (*ln_steps, compare), hints, params=params)
-    options, right, swapped = _axis_options(rng)
-    hints = (Hint(frozenset({swapped}), "方向反了：BN 是“竖着切”（同一维跨样本），LN 是“横着切”（同一样本跨特征）。"),)
-    steps = tuple(bn_steps + ln_steps) + ("BN 的统计量跨样本、按维；LN 的统计量在单个样本内、跨特征。",)
-    return Variant(head + "对这个矩阵分别做 BatchNorm 和 LayerNorm，各自在哪个方向上求均值和标准差？", "choice",
-                   frozenset({right}), None, steps, hints, options, params=params)
+    params = {"x": plain(xs.astype(int) if np.all(xs == np.round(xs)) else xs), "ask": ask}
+    head = f"一个 batch 有 {n} 个样本、每个 {d} 维（每行一个样本）：x = {mat(xs)}。"
+    std_unbiased = np.sqrt(((xs - mean) ** 2).sum(axis=0) / (n - 1))
+    return _BN_QUESTIONS[ask](_Batch(xs, mean, std, std_unbiased, bn, ln, tuple(bn_steps), tuple(ln_steps), head,
+                                     params), rng)
