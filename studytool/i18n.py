@@ -190,6 +190,8 @@ ZH: dict[str, str] = {
         "查看一个主题依赖什么、什么以它为基础：studytool explain TOPIC",
     "--graph draws every topic; drop TOPIC and --seed": "--graph 画出全部主题；请去掉 TOPIC 和 --seed",
     "on or off": "on 或 off",
+    "Implicit review: {n} card of a prerequisite topic rescheduled.": "隐式复习：调整了 {n} 张前置主题的卡片。",
+    "Implicit review: {n} cards of prerequisite topics rescheduled.": "隐式复习：调整了 {n} 张前置主题的卡片。",
     "A review also credits the cards of the topics it builds on (implicit review).":
         "复习一张卡片时，也为它所依赖主题的卡片记一部分复习（隐式复习）。",
     # explain and calc

@@ -117,7 +117,7 @@ class Session:
         except KeyboardInterrupt:
             interrupted = True
         return Summary(self.mode, tuple(self.results), self.skipped, time.monotonic() - started,
-                       interrupted=interrupted)
+                       interrupted=interrupted, credited=sum(map(len, self.credits.values())))
 
     def _next(self) -> Showing | None:
         """A learning step due now; else the next card in turn; else, learning ahead, the soonest step due within 20 min."""

@@ -60,6 +60,7 @@ class Summary:
     seed: int | None = None   # quiz: the selection seed, to replay with --seed
     interrupted: bool = False  # ended by Ctrl-C (the CLI exits 130 after the summary)
     outlook: Outlook | None = None  # review and quiz --reschedule: when the cards come back
+    credited: int = 0  # prerequisite cards implicit review moved (`implicit.py`), answers taken back not counted
 
     @property
     def answered(self) -> int:
@@ -89,4 +90,5 @@ class Summary:
             "cards": [result.to_json() for result in self.results],
             "weakest_topics": [score.to_json() for score in self.weakest()],
             "outlook": self.outlook.to_json() if self.outlook else None,
+            "implicit_credits": self.credited,
         }

@@ -82,7 +82,8 @@ def implicit_rows(store):
 def test_a_right_answer_credits_the_prerequisite_card_and_logs_it_as_implicit(store):
     now = T0 + timedelta(days=20)
     setup(store, now)
-    review_attention(store, "2", now)
+    summary = review_attention(store, "2", now)
+    assert summary.credited == 1 and summary.to_json()["implicit_credits"] == 1
     softmax = store.schedule("d/sm")
     assert softmax.stability == pytest.approx(10.0 + WEIGHT * (fsrs_good(10.0, 5.0, now - timedelta(days=6), now) - 10))
     assert softmax.due > UTC_DAYS.start_of(now + timedelta(days=4))
@@ -208,13 +209,14 @@ def test_day_by_day_the_attention_card_credits_the_softmax_card_unless_switched_
     with sqlite3.connect(home / "studytool.db") as con:
         due_before = con.execute("SELECT due FROM cards WHERE key = 'chain/sm'").fetchone()[0]
     (home / "chain.yaml").write_text(DECK_YAML + ATTENTION_YAML, encoding="utf-8")
-    run(home, "2026-03-03T09:00:00+00:00", "review", "--deck", "chain", input="2\n")            # day 1: attention, new
+    day1 = run(home, "2026-03-03T09:00:00+00:00", "review", "--deck", "chain", input="2\n")     # day 1: attention, new
     with sqlite3.connect(home / "studytool.db") as con:
         due_after = con.execute("SELECT due FROM cards WHERE key = 'chain/sm'").fetchone()[0]
     modes = [(card, mode) for card, mode, _time in log(home)]
     if credit == "on":
         assert modes == [("chain/sm", "review"), ("chain/at", "review"), ("chain/sm", "implicit")]
         assert due_after > due_before
+        assert "Implicit review: 1 card of a prerequisite topic rescheduled." in day1.stdout
     else:
         assert modes == [("chain/sm", "review"), ("chain/at", "review")]
-        assert due_after == due_before
+        assert due_after == due_before and "Implicit review" not in day1.stdout

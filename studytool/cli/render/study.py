@@ -195,6 +195,10 @@ def show_summary(console: Console, summary: Summary) -> None:
         emit(console, _("Replay this quiz with --seed {seed}").format(seed=summary.seed))
     if summary.outlook is not None:
         emit(console, Prose(escape(outlook_text(summary.outlook, asked=True))))
+    if summary.credited:
+        moved = (_("Implicit review: {n} card of a prerequisite topic rescheduled.") if summary.credited == 1
+                 else _("Implicit review: {n} cards of prerequisite topics rescheduled."))
+        emit(console, moved.format(n=summary.credited))
     weakest = summary.weakest()
     if weakest:
         emit(console, f"[bold]{_('Weakest topics')}:[/]")
