@@ -1,7 +1,8 @@
 """Engine vs PyTorch on the CPU: one float32 EncoderLayer forward and a small full Transformer.
 
 Both sides run in one process with the same thread count, alternating call by call; the
-figures are medians. PyTorch runs in eval mode under torch.inference_mode().
+figures are medians. PyTorch runs in eval mode under torch.inference_mode(). A last line times
+what the KV cache buys: generating tokens one at a time with it vs recomputing the prefix.
 
     python benchmarks/engine.py [--repeats 11] [--threads N]
 """
@@ -20,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from studytool.engine import EncoderLayer, Transformer, causal_mask
+from studytool.engine import Encoder, EncoderLayer, KVCache, Transformer, causal_mask
 
 
 def _openblas() -> ctypes.CDLL | None:
@@ -102,6 +103,24 @@ def transformer_case(repeats: int) -> tuple[str, float, float, float]:
     return name, t_ours, t_theirs, diff
 
 
+def kv_cache_case(repeats: int) -> tuple[str, float, float, float]:
+    """A decoder-only stack fed 64 positions: one token per call with a KVCache, or the whole prefix each time."""
+    batch, steps, d_model, n_heads, layers, d_ff = 4, 64, 256, 8, 2, 1024
+    model = Encoder(d_model, n_heads, d_ff, layers, norm_first=True, dtype=np.float32)
+    x = np.random.default_rng(2).standard_normal((batch, steps, d_model), dtype=np.float32)
+
+    def cached() -> np.ndarray:
+        cache = KVCache(layers)
+        return np.concatenate([model(x[:, t : t + 1], cache=cache) for t in range(steps)], axis=1)
+
+    def recomputed() -> np.ndarray:  # what decoding without a cache does: the prefix again at every step
+        return np.concatenate([model(x[:, : t + 1], causal_mask(t + 1))[:, -1:] for t in range(steps)], axis=1)
+
+    diff = float(np.abs(cached() - recomputed()).max())
+    t_cached, t_recomputed = alternate(cached, recomputed, repeats)
+    return f"decode {steps} tokens, {layers} layers B={batch} d={d_model}: KV cache vs recompute", t_cached, t_recomputed, diff
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=11)
@@ -117,6 +136,9 @@ def main() -> None:
     for case in (encoder_layer_case, transformer_case):
         name, t_ours, t_theirs, diff = case(args.repeats)
         print(f"{name:<78} {t_ours * 1e3:10.1f} {t_theirs * 1e3:10.1f} {t_ours / t_theirs:6.2f}x {diff:10.1e}")
+    name, t_cached, t_recomputed, diff = kv_cache_case(args.repeats)
+    print(f"\n{'engine only':<78} {'cached ms':>10} {'recomp. ms':>10} {'ratio':>7} {'max|diff|':>10}")
+    print(f"{name:<78} {t_cached * 1e3:10.1f} {t_recomputed * 1e3:10.1f} {t_cached / t_recomputed:6.2f}x {diff:10.1e}")
 
 
 if __name__ == "__main__":
