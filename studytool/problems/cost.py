@@ -3,23 +3,113 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import SIZES, ask_param, divisible
 from studytool.problems.drawing import big, pick
-from studytool.problems.shapes import axes_of, concrete
 from studytool.problems.registry import generator
+from studytool.problems.shapes import axes_of, concrete
 from studytool.problems.variant import Hint, Variant
 
 if TYPE_CHECKING:
     import numpy as np
 
-ASKS = ("scores", "projection", "crossover", "block")
-
 
 def _matmul_macs(a: tuple[int, ...], b: tuple[int, ...]) -> int:
     """Multiply-adds of a @ b: one per output entry per contracted index."""
     return math.prod(a[:-1]) * b[-1] * a[-1]
+
+
+@dataclass(frozen=True)
+class _Attention:
+    """The sizes of one self-attention layer every sub-question counts with."""
+
+    b: int
+    length: int
+    d: int
+    h: int
+    params: dict[str, Any]
+
+    @property
+    def d_k(self) -> int:
+        return self.d // self.h
+
+    @property
+    def head(self) -> str:
+        return (f"自注意力，batch B = {self.b}，序列长 L = {self.length}，d_model = {self.d}，h = {self.h}"
+                f"（d_k = {self.d_k}）。一次乘加算 1 次。")
+
+    @property
+    def head_without_length(self) -> str:   # the crossovers ask for L
+        return f"自注意力，batch B = {self.b}，d_model = {self.d}，h = {self.h}（d_k = {self.d_k}）。一次乘加算 1 次。"
+
+    def macs(self) -> tuple[int, int]:
+        """QKᵀ over all heads and one projection, from the shapes of the engine's own data flow."""
+        sizes = {"batch": self.b, "src_len": self.length, "n_heads": self.h, "d_k": self.d_k, "d_model": self.d}
+        q = concrete(axes_of("encoder", "self-attention: transpose heads Q"), sizes)   # (B, h, L, d_k)
+        k_t = q[:-2] + (q[-1], q[-2])                                                  # (B, h, d_k, L)
+        x = concrete(axes_of("input", "source + positional encoding"), sizes)         # (B, L, d)
+        return _matmul_macs(q, k_t), _matmul_macs(x, (self.d, self.d))              # B·h·L·L·d_k, B·L·d·d
+
+
+def _scores(a: _Attention) -> Variant:
+    scores, _ = a.macs()
+    b, h, length, d_k = a.b, a.h, a.length, a.d_k
+    step = (f"QKᵀ：每个头 (L × d_k) @ (d_k × L)，每个输出元素 d_k 次乘加；共 B·h·L²·d_k = "
+            f"{b} × {h} × {length}² × {d_k} = {big(scores)}")
+    hints = (Hint(scores // h, "这是一个头的量；h 个头都要算（B·h·L²·d_k = B·L²·d）。"),
+             Hint(b * h * length * d_k, "分数矩阵是 L × L 的：乘加数随 L² 增长，不是 L。"),
+             Hint(scores * h, "每个头的点积只有 d_k 维，不是 d_model。"),
+             Hint(scores // b, "别忘了 batch 里的 B 个样本。"))
+    return Variant(a.head + "计算所有头的 QKᵀ（注意力分数）一共要多少次乘加？", "scalar", scores, None,
+                   (step,), hints, params=a.params)
+
+
+def _projection(a: _Attention) -> Variant:
+    _, projection = a.macs()
+    step = f"一个投影 XW_Q：(B·L × d) @ (d × d)，共 B·L·d² = {a.b} × {a.length} × {a.d}² = {big(projection)}"
+    hints = (Hint(4 * projection, "问的是一个投影（如 W_Q），不是 Q、K、V、O 四个。"),
+             Hint(projection // a.h, "投影作用在整个 d_model 上，不是一个头的 d_k。"),
+             Hint(projection // a.b, "别忘了 batch 里的 B 个样本。"))
+    return Variant(a.head + "一个 d_model × d_model 的投影（如 XW_Q）要多少次乘加？", "scalar", projection, None,
+                   (step,), hints, params=a.params)
+
+
+def _crossover(a: _Attention) -> Variant:
+    # L is the unknown here, so the steps stay in symbols: a drawn or pinned seq_len is not in the question.
+    d = a.d
+    crossover = d  # B·L²·d = B·L·d²  =>  L = d
+    steps = ("所有头的 QKᵀ：每个头 (L × d_k) @ (d_k × L) 要 L²·d_k 次乘加，h 个头、B 个样本共 B·h·L²·d_k = B·L²·d"
+             "（h·d_k = d）",
+             "一个投影 XW_Q：(B·L × d) @ (d × d)，共 B·L·d²",
+             f"两者相等：B·L²·d = B·L·d² ⇒ L = d = {crossover}。这只是和一个投影比；整个 block 还有其余投影和 FFN，"
+             "要到更长的 L，注意力的 L² 部分才占主导")
+    hints = (Hint(a.d_k, "所有头加起来是 h·d_k = d_model：比较的是 B·L²·d 和 B·L·d²。"),
+             Hint(4 * d, "问的是和一个投影比，不是四个投影之和。"))
+    return Variant(a.head_without_length + "序列长 L 等于多少时，所有头的 QKᵀ 乘加数恰好等于一个 d×d 投影（如 XW_Q）的乘加数？",
+                   "scalar", crossover, None, steps, hints, params=a.params)
+
+
+def _block_crossover(a: _Attention) -> Variant:
+    """A whole encoder block: 2·B·L²·d (QKᵀ and AV) against 4·B·L·d² (projections) + 8·B·L·d² (FFN, d_ff = 4d)."""
+    d = a.d
+    crossover = 6 * d   # 2·L²·d = 12·L·d²  =>  L = 6d (= 2d + d_ff)
+    steps = ("随 L 线性增长：Q、K、V、O 四个投影共 4·B·L·d²",
+             "FFN（d_ff = 4d）：B·L·d·d_ff + B·L·d_ff·d = 2·B·L·d·d_ff = 8·B·L·d²；线性部分合计 12·B·L·d²",
+             "随 L² 增长：QKᵀ 要 B·L²·d，权重乘 V 也要 B·L²·d，共 2·B·L²·d",
+             f"2·B·L²·d = 12·B·L·d² ⇒ L = 6d = {crossover}；更短的序列里，投影和 FFN 才是大头")
+    hints = (Hint(d, "那是只和一个投影（如 XW_Q）比较；整个 block 有四个投影加 FFN。"),
+             Hint(2 * d, "漏了 FFN：d_ff = 4d 的两层共 8·B·L·d²，比四个投影还多。"),
+             Hint(4 * d, "漏了 Q、K、V、O 四个投影的 4·B·L·d²。"),
+             Hint(12 * d, "注意力里随 L² 增长的是两项：QKᵀ 和权重乘 V，各 B·L²·d。"))
+    return Variant(a.head_without_length + "一个 encoder block 有 Q、K、V、O 四个投影和 d_ff = 4·d_model 的 FFN（只数矩阵乘法）。"
+                   "序列长 L 等于多少时，注意力里随 L² 增长的两项（QKᵀ 与权重乘 V）的乘加数恰好等于"
+                   "随 L 线性增长的部分（四个投影 + FFN）？", "scalar", crossover, None, steps, hints, params=a.params)
+
+
+_QUESTIONS = {"scores": _scores, "projection": _projection, "crossover": _crossover, "block": _block_crossover}
+ASKS = tuple(_QUESTIONS)
 
 
 @generator(
@@ -48,59 +138,5 @@ def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads
     d = d_model if d_model is not None else h * pick(rng, (4, 6, 8, 10, 12, 16))
     b = batch if batch is not None else int(rng.integers(1, 5))
     length = seq_len if seq_len is not None else pick(rng, (4, 8, 10, 16, 20))
-    sizes = {"batch": b, "src_len": length, "n_heads": h, "d_k": d // h, "d_model": d}
-    params = {"batch": b, "seq_len": length, "d_model": d, "n_heads": h, "ask": ask}
-    # The shapes of the engine's own data flow: Q and K per head, and the projection's input.
-    q = concrete(axes_of("encoder", "self-attention: transpose heads Q"), sizes)   # (B, h, L, d_k)
-    k_t = q[:-2] + (q[-1], q[-2])                                                  # (B, h, d_k, L)
-    x = concrete(axes_of("input", "source + positional encoding"), sizes)         # (B, L, d)
-    scores = _matmul_macs(q, k_t)           # B·h·L·L·d_k
-    projection = _matmul_macs(x, (d, d))    # B·L·d·d
-    d_k = d // h
-    head = f"自注意力，batch B = {b}，序列长 L = {length}，d_model = {d}，h = {h}（d_k = {d_k}）。一次乘加算 1 次。"
-    score_step = (f"QKᵀ：每个头 (L × d_k) @ (d_k × L)，每个输出元素 d_k 次乘加；共 B·h·L²·d_k = "
-                  f"{b} × {h} × {length}² × {d_k} = {big(scores)}")
-    projection_step = f"一个投影 XW_Q：(B·L × d) @ (d × d)，共 B·L·d² = {b} × {length} × {d}² = {big(projection)}"
-    if ask == "scores":
-        hints = (Hint(scores // h, "这是一个头的量；h 个头都要算（B·h·L²·d_k = B·L²·d）。"),
-                 Hint(b * h * length * d_k, "分数矩阵是 L × L 的：乘加数随 L² 增长，不是 L。"),
-                 Hint(scores * h, "每个头的点积只有 d_k 维，不是 d_model。"),
-                 Hint(scores // b, "别忘了 batch 里的 B 个样本。"))
-        return Variant(head + "计算所有头的 QKᵀ（注意力分数）一共要多少次乘加？", "scalar", scores, None,
-                       (score_step,), hints, params=params)
-    if ask == "projection":
-        hints = (Hint(4 * projection, "问的是一个投影（如 W_Q），不是 Q、K、V、O 四个。"),
-                 Hint(projection // h, "投影作用在整个 d_model 上，不是一个头的 d_k。"),
-                 Hint(projection // b, "别忘了 batch 里的 B 个样本。"))
-        return Variant(head + "一个 d_model × d_model 的投影（如 XW_Q）要多少次乘加？", "scalar", projection, None,
-                       (projection_step,), hints, params=params)
-    head = f"自注意力，batch B = {b}，d_model = {d}，h = {h}（d_k = {d_k}）。一次乘加算 1 次。"
-    if ask == "block":
-        return _block_crossover(head, d, params)
-    # L is the unknown here, so the steps stay in symbols: a drawn or pinned seq_len is not in the question.
-    crossover = d  # B·L²·d = B·L·d²  =>  L = d
-    steps = ("所有头的 QKᵀ：每个头 (L × d_k) @ (d_k × L) 要 L²·d_k 次乘加，h 个头、B 个样本共 B·h·L²·d_k = B·L²·d"
-             "（h·d_k = d）",
-             "一个投影 XW_Q：(B·L × d) @ (d × d)，共 B·L·d²",
-             f"两者相等：B·L²·d = B·L·d² ⇒ L = d = {crossover}。这只是和一个投影比；整个 block 还有其余投影和 FFN，"
-             "要到更长的 L，注意力的 L² 部分才占主导")
-    hints = (Hint(d_k, "所有头加起来是 h·d_k = d_model：比较的是 B·L²·d 和 B·L·d²。"),
-             Hint(4 * d, "问的是和一个投影比，不是四个投影之和。"))
-    return Variant(head + "序列长 L 等于多少时，所有头的 QKᵀ 乘加数恰好等于一个 d×d 投影（如 XW_Q）的乘加数？",
-                   "scalar", crossover, None, steps, hints, params=params)
-
-
-def _block_crossover(head: str, d: int, params: dict) -> Variant:
-    """A whole encoder block: 2·B·L²·d (QKᵀ and AV) against 4·B·L·d² (projections) + 8·B·L·d² (FFN, d_ff = 4d)."""
-    crossover = 6 * d   # 2·L²·d = 12·L·d²  =>  L = 6d (= 2d + d_ff)
-    steps = ("随 L 线性增长：Q、K、V、O 四个投影共 4·B·L·d²",
-             "FFN（d_ff = 4d）：B·L·d·d_ff + B·L·d_ff·d = 2·B·L·d·d_ff = 8·B·L·d²；线性部分合计 12·B·L·d²",
-             "随 L² 增长：QKᵀ 要 B·L²·d，权重乘 V 也要 B·L²·d，共 2·B·L²·d",
-             f"2·B·L²·d = 12·B·L·d² ⇒ L = 6d = {crossover}；更短的序列里，投影和 FFN 才是大头")
-    hints = (Hint(d, "那是只和一个投影（如 XW_Q）比较；整个 block 有四个投影加 FFN。"),
-             Hint(2 * d, "漏了 FFN：d_ff = 4d 的两层共 8·B·L·d²，比四个投影还多。"),
-             Hint(4 * d, "漏了 Q、K、V、O 四个投影的 4·B·L·d²。"),
-             Hint(12 * d, "注意力里随 L² 增长的是两项：QKᵀ 和权重乘 V，各 B·L²·d。"))
-    return Variant(head + "一个 encoder block 有 Q、K、V、O 四个投影和 d_ff = 4·d_model 的 FFN（只数矩阵乘法）。"
-                   "序列长 L 等于多少时，注意力里随 L² 增长的两项（QKᵀ 与权重乘 V）的乘加数恰好等于"
-                   "随 L 线性增长的部分（四个投影 + FFN）？", "scalar", crossover, None, steps, hints, params=params)
+    return _QUESTIONS[ask](_Attention(b, length, d, h, {"batch": b, "seq_len": length, "d_model": d, "n_heads": h,
+                                                          "ask": ask}))
