@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import ask_param, index_below, int_in, numbers, text, tokens
@@ -13,9 +14,6 @@ from studytool.problems.variant import Hint, Variant
 if TYPE_CHECKING:
     import numpy as np
 
-CAUSAL_ASKS = ("matrix", "allowed", "blocked", "visible")
-PADDING_ASKS = ("matrix", "count")
-TEACHER_ASKS = ("decoder_input", "labels", "visible", "predict")
 
 START, END = "<s>", "<eos>"
 
@@ -39,6 +37,7 @@ def mask_step(lead: str, matrix_text: str, blocked: np.ndarray, kind: str, first
     step.blocked = tuple(tuple(bool(v) for v in row) for row in np.atleast_2d(blocked))
     return step
 
+
 # (source sentence, target words): the notes' own pairs first.
 SENTENCES = (
     ("I love AI", ("我", "爱", "AI")),
@@ -50,6 +49,62 @@ SENTENCES = (
     ("attention is all you need", ("注意力", "就是", "你", "需要", "的", "一切")),
     ("the cat sat down", ("猫", "坐", "下", "了")),
 )
+
+
+@dataclass(frozen=True)
+class _Causal:
+    """The n x n causal mask every sub-question reads."""
+
+    n: int
+    blocked: np.ndarray       # (n, n) bool, True = blocked
+    allowed: np.ndarray       # 1 = may attend
+    head: str
+    steps: tuple[str, ...]
+    params: dict[str, Any]
+    t: int | None             # ask=visible: pinned, or drawn there
+
+
+def _causal_matrix(c: _Causal, rng: np.random.Generator) -> Variant:
+    import numpy as np
+
+    strict = np.tril(np.ones((c.n, c.n), dtype=int), -1)
+    hints = (Hint(rows(c.allowed.T), "方向反了：每行只能看左边（过去），右上角是未来。"),
+             Hint(rows(1 - c.allowed), "题目问的是“可以看”的位置用 1；被遮住的是 0。"),
+             Hint(rows(strict), "对角线是 token 自己，它可以看自己。"))
+    return Variant(c.head + "写出允许矩阵：1 表示可以看，0 表示被遮住。", "matrix", rows(c.allowed), None, c.steps,
+                   hints, params=c.params)
+
+
+def _causal_visible(c: _Causal, rng: np.random.Generator) -> Variant:
+    n = c.n
+    t = c.t if c.t is not None else int(rng.integers(0, n))
+    row = c.allowed[t]
+    hints = (Hint(tuple(float(j < t) for j in range(n)), "第 t 步也能看到自己（对角线允许）。"),
+             Hint(tuple(float(j >= t) for j in range(n)), "方向反了：能看的是过去，不是未来。"))
+    return Variant(c.head + f"第 t = {t} 行（第 {t} 个位置）对 {n} 个 key 的允许情况是什么？"
+                   f"（1 = 可以看，0 = 遮住，{n} 个数）", "vector", tuple(float(v) for v in row), None,
+                   c.steps[:1] + (mask_step(f"第 {t} 行 = ", vec(row), c.blocked[t], "causal", t),), hints,
+                   params={**c.params, "t": t})
+
+
+def _causal_allowed(c: _Causal, rng: np.random.Generator) -> Variant:
+    n = c.n
+    hints = (Hint(n * n, "那是不加掩码时的全部 n² 格；因果掩码遮住了右上角。"),
+             Hint(n * (n - 1) // 2, "对角线（看自己）也是允许的。"))
+    return Variant(c.head + "这个 n × n 的掩码里一共有多少格是允许看的？", "scalar", int(c.allowed.sum()), None,
+                   c.steps, hints, params=c.params)
+
+
+def _causal_blocked(c: _Causal, rng: np.random.Generator) -> Variant:
+    n = c.n
+    hints = (Hint(n * (n + 1) // 2, "对角线（看自己）不被遮住。"), Hint(n * n, "只遮住未来，不是全部。"))
+    return Variant(c.head + "这个 n × n 的掩码里一共有多少格被遮住？", "scalar", n * n - int(c.allowed.sum()), None,
+                   c.steps, hints, params=c.params)
+
+
+_CAUSAL_QUESTIONS = {"matrix": _causal_matrix, "allowed": _causal_allowed, "blocked": _causal_blocked,
+                     "visible": _causal_visible}
+CAUSAL_ASKS = tuple(_CAUSAL_QUESTIONS)
 
 
 @generator(
@@ -70,48 +125,21 @@ def causal_mask(rng: np.random.Generator, *, n, t, ask) -> Variant:
 
     The notes' example is the decoder input "<s> 我 爱 AI": n=4, ask=matrix.
     """
-    import numpy as np
     from studytool import engine
 
     ask = ask or pick(rng, CAUSAL_ASKS)
     least = 3 if t is None else max(3, t + 1)  # a pinned step must exist
     most = 15 if ask in ("allowed", "blocked") else 7   # a count needs no hand-written matrix: longer n
     n = n if n is not None else int(rng.integers(least, max(most, least + 1)))
-    blocked = engine.causal_mask(n)           # (n, n) bool, True = blocked
-    allowed = (~blocked).astype(int)          # 1 = may attend
-    params = {"n": n, "ask": ask}
+    blocked = engine.causal_mask(n)
+    allowed = (~blocked).astype(int)
     head = (f"decoder 的带因果掩码自注意力，序列长 n = {n}（位置从 0 数）。第 i 行是第 i 个 query，"
             f"第 j 列是第 j 个 key。")
     steps = ("第 i 行只能看 j ≤ i 的位置（自己和之前），j > i 的未来位置被遮住（分数设为 −∞，softmax 后为 0）",
              mask_step("允许矩阵（1 = 可以看）= ", mat(allowed), blocked, "causal"),
              f"允许的格数 = 1 + 2 + … + {n} = {n * (n + 1) // 2}，被遮住的 = {n} × {n} − {n * (n + 1) // 2}"
              f" = {n * (n - 1) // 2}")
-    if ask == "matrix":
-        strict = np.tril(np.ones((n, n), dtype=int), -1)
-        hints = (Hint(rows(allowed.T), "方向反了：每行只能看左边（过去），右上角是未来。"),
-                 Hint(rows(1 - allowed), "题目问的是“可以看”的位置用 1；被遮住的是 0。"),
-                 Hint(rows(strict), "对角线是 token 自己，它可以看自己。"))
-        return Variant(head + "写出允许矩阵：1 表示可以看，0 表示被遮住。", "matrix", rows(allowed), None, steps,
-                       hints, params=params)
-    if ask == "visible":
-        t = t if t is not None else int(rng.integers(0, n))
-        params["t"] = t
-        row = allowed[t]
-        hints = (Hint(tuple(float(j < t) for j in range(n)), "第 t 步也能看到自己（对角线允许）。"),
-                 Hint(tuple(float(j >= t) for j in range(n)), "方向反了：能看的是过去，不是未来。"))
-        return Variant(head + f"第 t = {t} 行（第 {t} 个位置）对 {n} 个 key 的允许情况是什么？"
-                       f"（1 = 可以看，0 = 遮住，{n} 个数）", "vector", tuple(float(v) for v in row), None,
-                       steps[:1] + (mask_step(f"第 {t} 行 = ", vec(row), blocked[t], "causal", t),), hints,
-                       params=params)
-    count_allowed = int(allowed.sum())
-    if ask == "allowed":
-        hints = (Hint(n * n, "那是不加掩码时的全部 n² 格；因果掩码遮住了右上角。"),
-                 Hint(n * (n - 1) // 2, "对角线（看自己）也是允许的。"))
-        return Variant(head + "这个 n × n 的掩码里一共有多少格是允许看的？", "scalar", count_allowed, None, steps,
-                       hints, params=params)
-    hints = (Hint(n * (n + 1) // 2, "对角线（看自己）不被遮住。"), Hint(n * n, "只遮住未来，不是全部。"))
-    return Variant(head + "这个 n × n 的掩码里一共有多少格被遮住？", "scalar", n * n - count_allowed, None, steps,
-                   hints, params=params)
+    return _CAUSAL_QUESTIONS[ask](_Causal(n, blocked, allowed, head, steps, {"n": n, "ask": ask}, t), rng)
 
 
 def _draw_lengths(rng: np.random.Generator, batch, max_len) -> list[int]:
@@ -132,6 +160,22 @@ def _pad_lengths(p: Mapping[str, Any]) -> str | None:
     if lengths is not None and p.get("batch") is not None and len(lengths) != p["batch"]:
         return f"lengths has {len(lengths)} entries but batch is {p['batch']}"
     return None
+
+
+def _padding_matrix(head: str, steps: tuple[str, ...], mask: np.ndarray, lengths, params: dict) -> Variant:
+    hints = (Hint(rows(1 - mask), "反了：题目里 1 表示被遮住的补齐位置，真 token 是 0。"),)
+    return Variant(head + "写出 padding mask（每行一个句子，1 = 补齐位置、要遮住，0 = 真 token）。", "matrix",
+                   rows(mask), None, steps, hints, params=params)
+
+
+def _padding_count(head: str, steps: tuple[str, ...], mask: np.ndarray, lengths, params: dict) -> Variant:
+    hints = (Hint(int(sum(lengths)), "那是真 token 的个数；问的是被遮住的补齐位置。"),)
+    return Variant(head + "padding mask 一共遮住了多少个位置？", "scalar", int(mask.sum()), None, steps, hints,
+                   params=params)
+
+
+_PADDING_QUESTIONS = {"matrix": _padding_matrix, "count": _padding_count}
+PADDING_ASKS = tuple(_PADDING_QUESTIONS)
 
 
 @generator(
@@ -164,13 +208,7 @@ def padding_mask(rng: np.random.Generator, *, lengths, batch, max_len, ask) -> V
             f"（短句后面补 0）。")
     steps = tuple(f"长度 {n}：前 {n} 个是真 token（0），后 {max_len - n} 个是补齐（1）" for n in lengths) + (
         mask_step("padding mask = ", mat(mask), mask.astype(bool), "padding"),)
-    if ask == "matrix":
-        hints = (Hint(rows(1 - mask), "反了：题目里 1 表示被遮住的补齐位置，真 token 是 0。"),)
-        return Variant(head + "写出 padding mask（每行一个句子，1 = 补齐位置、要遮住，0 = 真 token）。", "matrix",
-                       rows(mask), None, steps, hints, params=params)
-    total = int(mask.sum())
-    hints = (Hint(int(sum(lengths)), "那是真 token 的个数；问的是被遮住的补齐位置。"),)
-    return Variant(head + "padding mask 一共遮住了多少个位置？", "scalar", total, None, steps, hints, params=params)
+    return _PADDING_QUESTIONS[ask](head, steps, mask, lengths, params)
 
 
 def _step_in_target(p: Mapping[str, Any]) -> str | None:
@@ -178,6 +216,87 @@ def _step_in_target(p: Mapping[str, Any]) -> str | None:
     if p.get("t") is not None and p.get("target") is not None and p["t"] > len(p["target"]):
         return f"t ({p['t']}) must be at most the number of target words ({len(p['target'])})"
     return None
+
+
+@dataclass(frozen=True)
+class _Forcing:
+    """A target sentence under teacher forcing: what the decoder is fed and what each step must predict."""
+
+    words: tuple[str, ...]
+    options: tuple[str, ...]    # the shuffled tokens, answered by number
+    head: str
+    params: dict[str, Any]
+    t: int | None               # ask=visible/predict: pinned, or drawn there
+
+    @property
+    def decoder_input(self) -> tuple[str, ...]:
+        return (START, *self.words)  # shifted right: starts with <s>
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return (*self.words, END)    # what each step must predict
+
+    @property
+    def numbered(self) -> str:
+        return self.head + f"下面的词元编号 1–{len(self.options)} 见选项。"   # sequence items are answered by number
+
+    def seq(self, tokens: tuple[str, ...]) -> tuple[int, ...]:
+        """Tokens -> their option indices."""
+        return tuple(self.options.index(w) for w in tokens)
+
+    def steps(self) -> tuple[str, ...]:
+        decoder_input, labels = self.decoder_input, self.labels
+        return (f"标准答案加上结束符：{' '.join(labels)}",
+                f"decoder 输入 = 向右平移一位、开头放 {START}：{' '.join(decoder_input)}",
+                "第 t 步看到输入的前 t+1 个词元，预测标签的第 t 个：" +
+                "；".join(f"t={i}: 看 {' '.join(decoder_input[:i + 1])} → 预测 {labels[i]}" for i in range(len(labels))))
+
+    def step(self, rng: np.random.Generator) -> tuple[int, tuple[str, ...], dict[str, Any]]:
+        """Step t (pinned or drawn), the input tokens it sees (row t of the causal mask) and the params with t."""
+        from studytool import engine
+
+        t = self.t if self.t is not None else int(rng.integers(0, len(self.decoder_input)))
+        visible = ~engine.causal_mask(len(self.decoder_input))[t]
+        return t, tuple(w for w, ok in zip(self.decoder_input, visible) if ok), {**self.params, "t": t}
+
+
+def _decoder_input(f: _Forcing, rng: np.random.Generator) -> Variant:
+    hints = (Hint(f.seq(f.labels), "这是要预测的标签；decoder 的输入要向右平移一位，以 <s> 开头。"),
+             Hint(f.seq(f.words), "别忘了开头的 <s>：第 0 步要有东西可看。"),
+             Hint(f.seq((START, *f.words, END)), "<eos> 只出现在标签里，decoder 输入里没有它。"))
+    return Variant(f.numbered + "decoder 的输入序列依次是哪些词元？按顺序写编号。", "sequence", f.seq(f.decoder_input),
+                   None, f.steps()[:2], hints, f.options, params=f.params)
+
+
+def _labels(f: _Forcing, rng: np.random.Generator) -> Variant:
+    hints = (Hint(f.seq(f.decoder_input), "这是 decoder 的输入；标签是它左移一位：不含 <s>，以 <eos> 结尾。"),
+             Hint(f.seq(f.words), "别忘了结尾的 <eos>：模型要学会何时停下。"))
+    return Variant(f.numbered + "各步要预测的标签序列依次是哪些词元？按顺序写编号。", "sequence", f.seq(f.labels), None,
+                   f.steps(), hints, f.options, params=f.params)
+
+
+def _visible(f: _Forcing, rng: np.random.Generator) -> Variant:
+    t, seen, params = f.step(rng)
+    hints = (Hint(f.seq(f.decoder_input[:t]), "第 t 步也看得到位置 t 自己的输入。"),)
+    if t + 1 < len(f.decoder_input):
+        hints += (Hint(f.seq(f.decoder_input[:t + 2]), "多看了一个：位置 t+1 及以后被因果掩码遮住。"),)
+    return Variant(f.numbered + f"第 t = {t} 步（从 0 数）decoder 的自注意力能看到哪些输入词元？按顺序写编号。",
+                   "sequence", f.seq(seen), None, f.steps(), hints, f.options, params=params)
+
+
+def _predict(f: _Forcing, rng: np.random.Generator) -> Variant:
+    t, seen, params = f.step(rng)
+    labels = f.labels
+    hints = (Hint(frozenset(f.seq(f.decoder_input[t:t + 1])), "那是第 t 步的输入；要预测的是下一个词。"),)
+    last = "这是最后一步，目标是结束符 <eos>：模型由此学会何时停下。" if labels[t] == END else \
+        f"目标是标准答案里的下一个词 {labels[t]}。"
+    step = f"第 t = {t} 步看到 {' '.join(seen)}；{last}"
+    return Variant(f.head + f"第 t = {t} 步（从 0 数）模型应该预测哪个词元？（选一个选项）", "choice",
+                   frozenset(f.seq(labels[t:t + 1])), None, (*f.steps(), step), hints, f.options, params=params)
+
+
+_TEACHER_QUESTIONS = {"decoder_input": _decoder_input, "labels": _labels, "visible": _visible, "predict": _predict}
+TEACHER_ASKS = tuple(_TEACHER_QUESTIONS)
 
 
 @generator(
@@ -199,7 +318,6 @@ def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Vari
     The notes' example pins target=[我, 爱, AI], source="I love AI", ask=decoder_input: <s> 我 爱 AI.
     """
     import numpy as np
-    from studytool import engine
 
     ask = ask or pick(rng, TEACHER_ASKS)
     if target is None:
@@ -207,42 +325,7 @@ def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Vari
         source, target = pick(rng, long_enough) if source is None else (source, pick(rng, long_enough)[1])
     source = source if source is not None else "…"
     words = tuple(target)
-    decoder_input = (START, *words)  # shifted right: starts with <s>
-    labels = (*words, END)           # what each step must predict
     options = tuple(np.asarray((START, *words, END), dtype=object)[rng.permutation(len(words) + 2)])
-    index = {token: i for i, token in enumerate(options)}
-    seq = lambda tokens: tuple(index[w] for w in tokens)  # noqa: E731 - tokens -> option indices
-    params = {"target": list(words), "source": source, "ask": ask}
     head = f"训练翻译模型：源句 “{source}”，标准答案是 “{' '.join(words)}”，训练时用 teacher forcing。"
-    numbered = head + f"下面的词元编号 1–{len(options)} 见选项。"   # sequence items are answered by number
-    steps = (f"标准答案加上结束符：{' '.join(labels)}",
-             f"decoder 输入 = 向右平移一位、开头放 {START}：{' '.join(decoder_input)}",
-             "第 t 步看到输入的前 t+1 个词元，预测标签的第 t 个：" +
-             "；".join(f"t={i}: 看 {' '.join(decoder_input[:i + 1])} → 预测 {labels[i]}" for i in range(len(labels))))
-    if ask == "decoder_input":
-        hints = (Hint(seq(labels), "这是要预测的标签；decoder 的输入要向右平移一位，以 <s> 开头。"),
-                 Hint(seq(words), "别忘了开头的 <s>：第 0 步要有东西可看。"),
-                 Hint(seq((START, *words, END)), "<eos> 只出现在标签里，decoder 输入里没有它。"))
-        return Variant(numbered + "decoder 的输入序列依次是哪些词元？按顺序写编号。", "sequence", seq(decoder_input),
-                       None, steps[:2], hints, options, params=params)
-    if ask == "labels":
-        hints = (Hint(seq(decoder_input), "这是 decoder 的输入；标签是它左移一位：不含 <s>，以 <eos> 结尾。"),
-                 Hint(seq(words), "别忘了结尾的 <eos>：模型要学会何时停下。"))
-        return Variant(numbered + "各步要预测的标签序列依次是哪些词元？按顺序写编号。", "sequence", seq(labels), None,
-                       steps, hints, options, params=params)
-    t = t if t is not None else int(rng.integers(0, len(decoder_input)))
-    params["t"] = t
-    visible = ~engine.causal_mask(len(decoder_input))[t]  # row t of the causal mask: what step t may see
-    seen = tuple(w for w, ok in zip(decoder_input, visible) if ok)
-    if ask == "visible":
-        hints = (Hint(seq(decoder_input[:t]), "第 t 步也看得到位置 t 自己的输入。"),)
-        if t + 1 < len(decoder_input):
-            hints += (Hint(seq(decoder_input[:t + 2]), "多看了一个：位置 t+1 及以后被因果掩码遮住。"),)
-        return Variant(numbered + f"第 t = {t} 步（从 0 数）decoder 的自注意力能看到哪些输入词元？按顺序写编号。",
-                       "sequence", seq(seen), None, steps, hints, options, params=params)
-    hints = (Hint(frozenset({index[decoder_input[t]]}), "那是第 t 步的输入；要预测的是下一个词。"),)
-    last = "这是最后一步，目标是结束符 <eos>：模型由此学会何时停下。" if labels[t] == END else \
-        f"目标是标准答案里的下一个词 {labels[t]}。"
-    step = f"第 t = {t} 步看到 {' '.join(seen)}；{last}"
-    return Variant(head + f"第 t = {t} 步（从 0 数）模型应该预测哪个词元？（选一个选项）", "choice",
-                   frozenset({index[labels[t]]}), None, (*steps, step), hints, options, params=params)
+    forcing = _Forcing(words, options, head, {"target": list(words), "source": source, "ask": ask}, t)
+    return _TEACHER_QUESTIONS[ask](forcing, rng)
