@@ -32,7 +32,7 @@ class Card:
         """Progress is keyed by deck/id, never by text."""
         return f"{self.deck}/{self.id}"
 
-    def pose(self, seed: int | None = None) -> Variant:
+    def pose(self, seed: int | None = None, level: int = 1) -> Variant:
         """The card as a `Variant` to show and grade.
 
         A generated card draws from its generator with
@@ -43,9 +43,12 @@ class Card:
         form, an order card its items shuffled; `params` records the layout
         (`order`, `form`) so the log can replay it. The layout is drawn from the card's
         key with the seed, so cards shown with one seed are not laid out alike, and
-        `seed=None` too gives each card its own fixed layout.
+        `seed=None` too gives each card its own fixed layout. `level` (1-3) grows a generated
+        card's question (`problems/levels.py`); the notes' own numbers are level 1.
         """
         layout = f"{self.key}/{seed}"
+        if self.kind == "generated" and seed is not None:
+            return replace(_pose_generated(self.body, seed, layout, level), seed=seed)
         return replace(_POSE[self.kind](self.body, seed, layout), seed=seed)
 
     @property
@@ -127,7 +130,7 @@ def _pose_order(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
                    options=tuple(items[i] for i in shown), params={"order": shown})
 
 
-def _pose_generated(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
+def _pose_generated(body: dict[str, Any], seed: int | None, layout: str, level: int = 1) -> Variant:
     import numpy as np
 
     from studytool.problems import registry
@@ -135,7 +138,8 @@ def _pose_generated(body: dict[str, Any], seed: int | None, layout: str) -> Vari
     params = dict(body.get("params", {}))
     if seed is None:
         params |= body.get("example", {})
-    return registry.get(body["generator"]).draw(np.random.default_rng(0 if seed is None else seed), **params)
+    return registry.get(body["generator"]).draw(np.random.default_rng(0 if seed is None else seed), level=level,
+                                                **params)
 
 
 _POSE = {

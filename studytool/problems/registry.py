@@ -75,8 +75,17 @@ class Generator:
         """Every parameter's value: the given ones over the defaults."""
         return {name: params.get(name, p.default) for name, p in self.params.items()}
 
-    def draw(self, rng, **params: Any) -> Variant:
-        """A fresh variant from `rng` (a `numpy.random.Generator`); raises ValueError on bad params."""
+    def draw(self, rng, level: int = 1, **params: Any) -> Variant:
+        """A fresh variant from `rng` (a `numpy.random.Generator`); raises ValueError on bad params.
+
+        `level` 2 or 3 (`levels.py`) draws larger inputs where `params` leave them open; when those
+        do not fit what the card pins (its own vector, say), the card keeps level 1's.
+        """
+        if level != 1:
+            from studytool.problems.levels import draws
+
+            grown = {**params, **draws(self.name, level, params, rng)}
+            params, level = (grown, level) if not self.validate(grown) else (params, 1)
         problems = self.validate(params)
         if problems:
             raise ValueError("; ".join(problems))
@@ -84,12 +93,12 @@ class Generator:
         variant = function(rng, **resolved)
         for _ in range(TRIES):   # a draw where a known wrong method gives the right answer catches nothing: redraw
             if not _caught_by_a_hint(variant):
-                return replace(variant, generator=self.name)
+                return replace(variant, generator=self.name, level=level)
             again = function(rng, **resolved)
             if (again.prompt, again.answer) == (variant.prompt, variant.answer):
                 break            # everything pinned: no other draw exists
             variant = again
-        return replace(variant, generator=self.name)   # kept with its hints, so `decks audit` can name the card
+        return replace(variant, generator=self.name, level=level)   # kept with its hints, for `decks audit`
 
     def example(self) -> Variant:
         """The notes' own numbers."""

@@ -57,3 +57,4 @@ class Variant:
     generator: str | None = None
     params: dict[str, Any] = field(default_factory=dict)  # the drawn inputs, JSON-able
     seed: int | None = None
+    level: int = 1                      # how far the question has grown (`problems/levels.py`); fixed cards: 1

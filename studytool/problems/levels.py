@@ -1,0 +1,105 @@
+"""Levels: a generated card's questions grow as the learner masters it.
+
+Level 1 is each generator's defaults, the notes' sizes (3-4-number vectors,
+d_model 3-6 for PE, small B and L, heads a power of two). Level 2 asks for more
+of the same method: longer vectors and wider ranges with negatives, odd
+d_model and heads that are not a power of two, more rows. Level 3 goes further:
+the longest inputs and the awkward sizes, and the sub-question with the most steps
+where a card leaves the sub-question open (the parameter count with biases and
+LayerNorms, the score after rotating both vectors, the beam's probability ...).
+
+A showing's level follows the card's FSRS stability (`level_for`): under 7 days
+1, 7 to 30 days 2, over 30 days 3, and one level down while the card relearns
+after a lapse. `quiz --level N` and `worksheet --level N` pin it.
+
+Each level is a set of parameter draws applied only where the card's own
+`params` leave a parameter open, so a card that pins its sizes keeps them and
+every level keeps each rule of a fair item (the generator's checks and
+constraints validate the drawn values as they do a deck's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+LEVELS = (1, 2, 3)
+RELEARNING = 3           # the stored FSRS state of a card relearning after a lapse
+STABLE_DAYS = (7.0, 30.0)  # stability thresholds between levels 1, 2 and 3
+
+Draw = Any   # a tuple of choices, or a function rng -> value
+
+
+def level_for(stability: float | None, state: int | None) -> int:
+    """The level of a card's next showing from its memory state (None: a new card, level 1)."""
+    if stability is None:
+        return 1
+    level = 1 + sum(stability >= days for days in STABLE_DAYS)
+    return max(1, level - 1) if state == RELEARNING else level
+
+
+def _distinct(size: int, low: int, high: int, nonzero: bool = False) -> Callable[[Any], list[int]]:
+    """Draw `size` distinct integers in low..high (not 0 when `nonzero`)."""
+    def draw(rng) -> list[int]:
+        pool = [v for v in range(low, high + 1) if not (nonzero and v == 0)]
+        return [int(v) for v in rng.choice(pool, size=size, replace=False)]
+    return draw
+
+
+# d_model with a head count that divides it: odd head counts, heads that are not a power of two
+_ODD_HEADS = ((96, 3), (240, 5), (360, 6), (480, 12), (768, 12))
+_AWKWARD_HEADS = ((1200, 15), (1536, 24), (2560, 20), (1000, 8))
+HEADS = ("d_model", "n_heads")
+
+# generator -> level -> parameter (or a tuple of parameters drawn together) -> the draw
+TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
+    "layer_norm": {2: {"size": (6, 7), "low": (-9,), "high": (9,)},
+                   3: {"size": (8,), "low": (-20,), "high": (20,), "ask": ("invariance", "output")}},
+    "batch_norm": {2: {("batch", "features"): ((4, 3), (3, 4)), "low": (-9,), "high": (9,)},   # at most 12 numbers
+                   3: {("batch", "features"): ((4, 3), (3, 4)), "low": (-20,), "high": (20,),
+                       "ask": ("output", "ln_output")}},
+    "softmax": {2: {"size": (5,), "low": (-5,), "high": (5,)}, 3: {"size": (6,), "low": (-9,), "high": (9,)}},
+    "positional_encoding": {2: {"d_model": (7, 9, 11), "pos": (10, 17, 33)},
+                            3: {"d_model": (13, 16, 21), "pos": (100, 257, 1000), "ask": ("row",)}},
+    "attention_scores": {2: {"len_q": (2,), "len_k": (3,), HEADS: _ODD_HEADS},
+                         3: {"len_q": (2,), "len_k": (4,), "d_k": (4,), HEADS: _AWKWARD_HEADS,
+                             "ask": ("output", "weights")}},
+    "multi_head_shapes": {2: {HEADS: _ODD_HEADS}, 3: {HEADS: _AWKWARD_HEADS}},
+    "cross_attention_shapes": {2: {HEADS: _ODD_HEADS},
+                               3: {HEADS: _AWKWARD_HEADS, ("src_len", "tgt_len"): ((37, 23), (61, 100), (45, 17))}},
+    "ffn_shapes": {2: {("d_model", "d_ff"): ((360, 1000), (480, 1500), (96, 256))},
+                   3: {("d_model", "d_ff"): ((1000, 2730), (1536, 6000), (1200, 3500))}},
+    "attention_cost": {2: {HEADS: _ODD_HEADS}, 3: {HEADS: _AWKWARD_HEADS}},
+    "param_count": {2: {HEADS: _ODD_HEADS, "convention": ("notes",)},
+                    3: {HEADS: _AWKWARD_HEADS, "convention": ("full",)}},
+    "transformer_params": {2: {HEADS: _ODD_HEADS, "num_layers": (8, 10)},
+                           3: {HEADS: _AWKWARD_HEADS, "num_layers": (16, 24), "ask": ("untied",)}},
+    "causal_mask": {2: {"n": (7,)}, 3: {"n": (8,)}},
+    "padding_mask": {2: {"batch": (4,), "max_len": (7,)}, 3: {"batch": (4,), "max_len": (8,)}},
+    "teacher_forcing": {2: {"ask": ("visible", "labels")}, 3: {"ask": ("predict",)}},
+    "kv_cache": {2: {"bytes_per_value": (1,), "num_layers": (24,)}, 3: {"num_layers": (48, 80), "ask": ("total",)}},
+    "tied_embeddings": {2: {"vocab": (30522, 32000, 32768), "d_model": (768, 1280)},
+                        3: {"vocab": (50257, 49152, 65536), "d_model": (1600, 2048, 2560), "ask": ("encoder_decoder",)}},
+    "warmup_lr": {2: {"warmup": (4000,), "d_model": (768,)}, 3: {"warmup": (10000,), "d_model": (1600,)}},
+    "temperature_softmax": {2: {"temperature": (0.25, 3)}, 3: {"temperature": (0.1, 10), "ask": ("vector",)}},
+    "rms_norm": {2: {"x": _distinct(5, -9, 9, nonzero=True)}, 3: {"x": _distinct(6, -20, 20, nonzero=True)}},
+    "rope_score": {2: {"m": (6, 7), "n": (0, 2)}, 3: {"m": (9,), "n": (3,), "ask": ("score",)}},
+    "beam_search": {2: {"ask": ("beam",)}, 3: {"ask": ("prob",)}},
+}
+
+
+def draws(generator: str, level: int, given: Mapping[str, Any], rng) -> dict[str, Any]:
+    """The parameters `level` draws for `generator` where `given` (the card's own) leaves them open.
+
+    A group drawn together (d_model with its head count) is drawn only when the card pins none of it.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"level must be 1, 2 or 3, got {level!r}")
+    drawn: dict[str, Any] = {}
+    for names, draw in TABLE.get(generator, {}).get(level, {}).items():
+        group = names if isinstance(names, tuple) else (names,)
+        if any(given.get(name) is not None for name in group):
+            continue
+        value = draw(rng) if callable(draw) else draw[int(rng.integers(len(draw)))]
+        drawn.update(zip(group, value) if isinstance(names, tuple) else {names: value})
+    return drawn

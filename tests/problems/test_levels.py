@@ -1,0 +1,69 @@
+"""Levels: every generator grows in three steps, each a fair item; a showing's level follows its stability."""
+
+import numpy as np
+import pytest
+
+from studytool.decks.model import Card
+from studytool.problems import registry
+from studytool.problems.answers import format_answer, grade
+from studytool.problems.levels import LEVELS, TABLE, draws, level_for
+
+GENERATORS = registry.names()
+
+
+@pytest.mark.parametrize("stability, state, level", [
+    (None, None, 1), (0.2, 1, 1), (6.99, 2, 1), (7.0, 2, 2), (29.9, 2, 2), (30.0, 2, 3), (400.0, 2, 3),
+    (45.0, 3, 2), (12.0, 3, 1), (3.0, 3, 1),   # relearning after a lapse: one level down, never below 1
+])
+def test_the_level_follows_stability_and_drops_one_after_a_lapse(stability, state, level):
+    assert level_for(stability, state) == level
+
+
+@pytest.mark.parametrize("name", GENERATORS)
+def test_every_generator_defines_levels_two_and_three(name):
+    assert set(TABLE.get(name, {})) == {2, 3}, f"{name} defines no levels in studytool/problems/levels.py"
+
+
+@pytest.mark.parametrize("name", GENERATORS)
+@pytest.mark.parametrize("level", [2, 3])
+def test_each_level_is_a_fair_item_of_its_own(name, level):
+    generator = registry.get(name)
+    prompts = set()
+    for seed in range(25):
+        variant = generator.draw(np.random.default_rng(seed), level=level)
+        assert variant.level == level, "the level's draws must pass the generator's checks"
+        assert "{" not in variant.prompt and "}" not in variant.prompt.replace("{}", "")
+        if variant.kind != "recall":
+            assert grade(variant, format_answer(variant)).correct
+        prompts.add(variant.prompt)
+    assert len(prompts) > 1
+
+
+@pytest.mark.parametrize("name", GENERATORS)
+def test_higher_levels_draw_what_level_one_leaves_to_the_defaults(name):
+    rng = np.random.default_rng(0)
+    assert draws(name, 1, {}, rng) == {}
+    for level in (2, 3):
+        grown = draws(name, level, {}, rng)
+        assert grown and registry.get(name).validate(grown) == []
+
+
+def test_a_level_leaves_what_the_card_pins_and_a_pinned_vector_keeps_level_one():
+    rng = np.random.default_rng(0)
+    assert "size" not in draws("layer_norm", 3, {"size": 4}, rng)
+    assert "d_model" not in draws("multi_head_shapes", 2, {"n_heads": 8}, rng)   # the pair is drawn together or not
+    card = Card(deck="d", id="ln", kind="generated", topic="layernorm",
+                body={"generator": "layer_norm", "params": {"x": [1, 2, 3, 4], "ask": "output"}})
+    assert card.pose(7, level=3).level == 1 and card.pose(7, level=3).params == card.pose(7).params
+    with pytest.raises(ValueError):
+        draws("layer_norm", 4, {}, rng)
+
+
+def test_level_three_asks_for_more_than_level_one():
+    card = Card(deck="d", id="ln", kind="generated", topic="layernorm",
+                body={"generator": "layer_norm", "params": {"ask": "output"}})
+    one = [len(card.pose(seed).answer) for seed in range(20)]
+    three = [len(card.pose(seed, level=3).answer) for seed in range(20)]
+    assert max(one) <= 5 and min(three) == 8       # the notes' 3-5 numbers, then 8
+    assert card.pose(None, level=3).level == 1      # the notes' own example stays the notes'
+    assert LEVELS == (1, 2, 3)
