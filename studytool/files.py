@@ -11,12 +11,26 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
-import tempfile
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import BinaryIO
+
+
+# C0 and C1 controls, DEL, and lone surrogates (bytes that were not UTF-8, as os.listdir and stdin decode them)
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_UNPRINTABLE_IN_NAMES = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def printable(text: str, *, name: bool = False) -> str:
+    """Text as it may be printed: controls (ESC, BEL, C1 ...) and lone surrogates as `\\x1b`/`\\udcff` escapes,
+    so that a typed answer or a file name never drives the terminal. In a `name` (a path in a one-line message)
+    newline and tab are escaped too; in text they are kept."""
+    pattern = _UNPRINTABLE_IN_NAMES if name else _UNPRINTABLE
+    return pattern.sub(lambda found: f"\\x{ord(found.group()):02x}" if ord(found.group()) < 0x100
+                       else f"\\u{ord(found.group()):04x}", text)
 
 
 class NotRegular(OSError):
@@ -65,6 +79,8 @@ def write_atomic(path: Path, write: Callable[[BinaryIO], None], *, mode: int = 0
 
     On any error (including KeyboardInterrupt) the temporary file is removed and `path` is untouched.
     """
+    import tempfile
+
     path = Path(path)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

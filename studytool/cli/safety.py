@@ -13,12 +13,12 @@ from __future__ import annotations
 import codecs
 import errno
 import os
-import re
 import sys
 import unicodedata
 import warnings
 
 from studytool.errors import StudytoolError, StudytoolWarning
+from studytool.files import printable
 from studytool.i18n import _
 
 # Glyphs the interface and the cards use, as ASCII; anything else without an ASCII decomposition is escaped.
@@ -51,12 +51,9 @@ def _fallback(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error("studytool-ascii", _fallback)
 
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def visible(text: str) -> str:
     """User input as it may be echoed: control characters (ESC, BEL, C1 ...) as escapes like `\\x1b`, never raw."""
-    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
+    return printable(text)
 
 
 def prepare_streams() -> None:

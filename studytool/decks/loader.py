@@ -26,6 +26,7 @@ from studytool.decks.model import Deck
 # where decks come from; bundled_sources and NOT_DECKS are read through this module by its users too
 from studytool.decks.sources import NOT_DECKS, Source, bundled_sources, expand, installed_sources  # noqa: F401
 from studytool.errors import StudytoolError, StudytoolWarning
+from studytool.files import printable
 from studytool.i18n import _
 
 MAX_BYTES = 4 * 1024 * 1024      # twice a 10,000-card deck
@@ -92,10 +93,11 @@ def scan(sources: Iterable[Source], taken: Mapping[str, str] | None = None, note
     first_file = dict(taken or {})    # deck id -> file that defined it
     read: set[str] = set()            # real paths: a file named twice is read once
     for source in sources:
-        name = str(source)
-        if os.path.realpath(name) in read:
+        real = os.path.realpath(str(source))
+        if real in read:
             continue
-        read.add(os.path.realpath(name))
+        read.add(real)
+        name = printable(str(source), name=True)   # a file name may hold an ESC or a newline too
         problems: list[str] = []
         deck, id_mark = _read_deck(source, name, problems)
         if deck is not None and deck.deck in first_file:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from studytool.config import Settings
 from studytool.errors import StudytoolError
+from studytool.files import kind_of, printable
 from studytool.i18n import _
 
 if TYPE_CHECKING:
@@ -60,7 +61,8 @@ def _folder_decks(folder: Path, notes: Scan) -> list[Path]:
         with os.scandir(folder) as listing:
             names = sorted(entry.name for entry in listing)
     except OSError as error:
-        notes.broken[str(folder)] = [f"{folder}: " + _("cannot read the folder: {reason}").format(
+        shown = printable(str(folder), name=True)
+        notes.broken[shown] = [f"{shown}: " + _("cannot read the folder: {reason}").format(
             reason=error.strerror or error)]
         return []
     decks = []
@@ -70,7 +72,7 @@ def _folder_decks(folder: Path, notes: Scan) -> list[Path]:
         path = folder / name
         why = _skip_reason(path)
         if why is not None:
-            notes.skipped.append(f"{path}: " + _("skipped: {why}").format(why=why))
+            notes.skipped.append(f"{printable(str(path), name=True)}: " + _("skipped: {why}").format(why=why))
         elif _is_deck_name(name):
             decks.append(path)
     return decks
@@ -78,15 +80,14 @@ def _folder_decks(folder: Path, notes: Scan) -> list[Path]:
 
 def _skip_reason(path: Path) -> str | None:
     """Why a folder entry is not read (None: a regular file, a deck or not meant as one)."""
-    from studytool.files import kind_of
-
     try:
         mode = os.stat(path).st_mode   # follows links: a link to a deck file is a deck file
     except OSError as error:
         if error.errno == errno.ELOOP:
             return _("a symbolic link that loops")
         if path.is_symlink():
-            return _("a symbolic link to {target}, which does not exist").format(target=os.readlink(path))
+            return _("a symbolic link to {target}, which does not exist").format(
+                target=printable(os.readlink(path), name=True))
         return _("cannot read it: {reason}").format(reason=error.strerror or error)
     if stat.S_ISDIR(mode):
         return _("a folder (decks in sub-folders are not read)")
@@ -107,7 +108,8 @@ def installed_sources(settings: Settings, notes: Scan | None = None) -> list[Sou
     if folder.exists() and not folder.is_dir():
         raise StudytoolError(_("{path} is a file; your own decks go in a folder of that name").format(path=folder))
     if folder.is_symlink() and not folder.exists() and notes is not None:   # a dangling or looping link
-        notes.skipped.append(f"{folder}: " + _("skipped: {why}").format(why=_skip_reason(folder)))
+        notes.skipped.append(f"{printable(str(folder), name=True)}: " + _("skipped: {why}").format(
+            why=_skip_reason(folder)))
     user = [folder] if folder.is_dir() else []
     return [*bundled_sources(), *expand(user, notes), *expand(settings.deck_paths, notes)]
 

@@ -467,3 +467,18 @@ def test_a_decks_folder_that_is_a_broken_link_is_said(tmp_path):
         load_decks(Settings(home=tmp_path))
     assert [str(w.message) for w in caught] == [
         f"{tmp_path / 'decks'}: skipped: a symbolic link to {tmp_path / 'gone'}, which does not exist"]
+
+
+def test_a_file_name_that_could_drive_the_terminal_is_shown_escaped(tmp_path):
+    """A synced folder may hold any name: an ESC, a newline or bytes that are not UTF-8 in it never print raw."""
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    os.mkfifo(folder / "evil\x1b]0;pwn\x07.yaml")
+    (folder / "two\nlines.yaml").write_text("deck: [", encoding="utf-8")
+    os.mkfifo(os.fsencode(folder) + b"/latin-\xe9.yaml")
+    problems = check([folder])
+    assert all("\x1b" not in line and "\x07" not in line and "\n" not in line for line in problems)
+    assert all(line.encode("utf-8") for line in problems)   # no lone surrogate left to fail on printing
+    assert f"{folder}/evil\\x1b]0;pwn\\x07.yaml: skipped: a named pipe (FIFO), not a regular file" in problems
+    assert f"{folder}/latin-\\udce9.yaml: skipped: a named pipe (FIFO), not a regular file" in problems
+    assert any(re.match(re.escape(f"{folder}/two\\x0alines.yaml:") + r"\d+:\d+: invalid YAML", line) for line in problems)
