@@ -176,6 +176,12 @@ def test_calendar_shades_follow_the_legend():
     assert lines[8] == "· 0  ░ 1-2  ▒ 3-4  ▓ 5-6  █ 7-8"
 
 
+def test_a_light_study_day_is_never_drawn_as_no_study():
+    days = [(TODAY - timedelta(days=1), 1), (TODAY, 100)]   # 1 answer is under a quarter of 100, still a study day
+    cells = "".join(line[4:] for line in draw(Calendar(days), 60).splitlines()[1:8])   # past the weekday
+    assert cells.count("░") == 1 and cells.count("█") == 1
+
+
 def test_column_chart_heights_are_proportional():
     lines = draw(ColumnChart([8, 4, 0, 1], ["a", "", "", ""], height=4, every=4), 60).splitlines()
     columns = [[line.ljust(14)[2 + i] for line in lines[:4]] for i in range(0, 12, 3)]

@@ -118,7 +118,7 @@ class Calendar(_Picture):
         if not first <= day <= last:
             return Text(" ")
         n = self.days.get(day, 0)
-        shade = level(n, self.top)
+        shade = max(level(n, self.top), 1 if n else 0)   # a day with any answer is a study day, however light
         return Text(glyphs.shades[shade - 1], SHADE_STYLES[shade - 1]) if shade else Text(glyphs.zero, "dim")
 
     @staticmethod
