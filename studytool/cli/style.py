@@ -36,7 +36,9 @@ class Group(TyperGroup):
             with _usage_errors_plain():   # a command's options, parsed when it is invoked
                 return super().invoke(ctx)
         except StudytoolError as error:
-            sys.stderr.write(f"studytool: {error}\n")
+            from studytool.files import printable
+
+            sys.stderr.write(f"studytool: {printable(str(error))}\n")   # a message may quote what was typed
             raise typer.Exit(1) from None
 
     def get_params(self, ctx):

@@ -196,3 +196,14 @@ def test_a_notice_quoting_the_input_shows_its_control_characters_as_escapes():
     TerminalView(Console(file=out, width=80, color_system=None)).show_notice("not a number: \x1b]0;pwn\x07")
     assert "\x1b" not in out.getvalue() and "\x07" not in out.getvalue()
     assert "not a number: \\x1b]0;pwn\\x07" in out.getvalue()
+
+
+def test_an_error_quoting_raw_input_never_prints_its_control_characters():
+    """Every one-line error goes through the same escaping, whatever the message was built from."""
+    from typer.testing import CliRunner
+
+    from studytool.cli import app
+
+    result = CliRunner().invoke(app, ["calc", "softmax", "1\x1b]0;pwn"])   # the reader quotes the bad token as typed
+    assert result.exit_code == 1
+    assert result.stderr == "studytool: not a number: 1\\x1b]0\n"   # the token ends at the ;
