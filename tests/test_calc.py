@@ -359,3 +359,14 @@ def test_shapes_and_attention_default_to_d_model_512_and_8_heads():
     assert (r["d_model"], r["heads"], r["d_ff"]) == (512, 8, 2048)
     assert [32, 10, 8, 64] in [step["shape"] for step in r["steps"]]
     assert run_json("attention", "--batch", "32", "--seq", "10")["d_k"] == 64
+
+
+@pytest.mark.parametrize("args", [["calc", "shapes", "--batch", "2", "--seq", "3", "--d-model", "8", "--heads", "2",
+                                   "--vocab", "10"], ["calc", "shapes", "--batch", "2", "--seq", "3", "--d-model", "8",
+                                   "--heads", "2", "--vocab", "10", "--tree"], ["calc", "attention", "--batch", "2",
+                                                                                "--seq", "3"]])
+def test_step_names_speak_the_interface_language(args):
+    result = runner.invoke(app, ["--lang", "zh", *args], env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    assert "Q 投影" in result.stdout and "沿 key 维做 softmax" in result.stdout
+    assert not any(english in result.stdout for english in ("projection", "softmax over", "split heads", "encoder"))

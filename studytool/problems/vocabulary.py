@@ -38,6 +38,20 @@ def _words(lang: str) -> dict[str, str]:
         "FFN expand": _("FFN expand"),
         "ReLU": _("ReLU"),
         "FFN contract": _("FFN contract"),
+        "input": _("input"),
+        "output": _("output"),
+        "encoder": _("encoder"),
+        "decoder": _("decoder"),
+        "final LayerNorm": _("final LayerNorm"),
+        "final LayerNorm (memory)": _("final LayerNorm (memory)"),
+        "linear to vocabulary (logits)": _("linear to vocabulary (logits)"),
+        "softmax over vocabulary": _("softmax over vocabulary"),
+        "source + positional encoding": _("source + positional encoding"),
+        "source embedding": _("source embedding"),
+        "source token ids": _("source token ids"),
+        "target (shifted right) + positional encoding": _("target (shifted right) + positional encoding"),
+        "target (shifted right) embedding": _("target (shifted right) embedding"),
+        "target (shifted right) token ids": _("target (shifted right) token ids"),
     }
 
 

@@ -11,6 +11,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from studytool.i18n import _
+from studytool.problems.vocabulary import step_name
 
 
 def _num(x: float) -> str:
@@ -183,7 +184,8 @@ def _steps_table(steps: Sequence[dict[str, Any]], with_part: bool) -> Table:
     table.add_column(_("step"))
     table.add_column(_("shape"), style="green", no_wrap=True)
     for i, step in enumerate(steps, 1):
-        cells = [str(i)] + ([step["part"]] if with_part else []) + [step["name"], _shape(step["shape"])]
+        cells = [str(i)] + ([step_name(step["part"])] if with_part else []) + [step_name(step["name"]),
+                                                                                 _shape(step["shape"])]
         table.add_row(*(Text(c) for c in cells))
     return table
 
@@ -225,12 +227,12 @@ def render_shapes(r: dict[str, Any], console: Console, tree: bool = False) -> No
     for step in r["steps"]:
         if step["part"] != part:
             part, sublayer = step["part"], None
-            part_node = root.add(Text(part, style="bold magenta"))
+            part_node = root.add(Text(step_name(part), style="bold magenta"))
         label, sep, name = step["name"].rpartition(": ")
         if sep and label != sublayer:
-            sub_node = part_node.add(Text(label, style="bold"))
+            sub_node = part_node.add(Text(step_name(label), style="bold"))
         sublayer = label if sep else None
-        (sub_node if sep else part_node).add(_step_line(name, step["shape"]))
+        (sub_node if sep else part_node).add(_step_line(step_name(name), step["shape"]))
     console.print(root)
 
 
