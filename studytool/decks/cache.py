@@ -35,7 +35,8 @@ Entry = tuple[Deck, tuple[int, int]]   # the deck and where its id is (for dupli
 FORMAT = 2                             # 1 was a pickle; entries of another format are never read
 MAX_ENTRY_BYTES = 64 * 1024 * 1024     # far above a 4 MiB deck's entry; bounds what a planted file costs
 _PACKAGE = Path(__file__).resolve().parent.parent
-_VALIDATION_INPUTS = ("decks/validate.py", "decks/model.py", "decks/cache.py", "decks/bundled/topics.yaml")
+_VALIDATION_INPUTS = ("decks/validate.py", "decks/kinds.py", "decks/fields.py", "decks/model.py", "decks/cache.py",
+                      "decks/bundled/topics.yaml")
 _GENERATOR_INPUTS = "problems/*.py"    # each family module declares its generators' parameters
 _KINDS = frozenset(get_args(CardKind))
 # In the entry's UTF-8 bytes: an escaped C0/C1 control other than \n and \t or a lone surrogate, a raw C1

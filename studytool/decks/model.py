@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 
-from studytool.problems.variant import TRUE_FALSE, Tolerance, Variant
-
-CardKind = Literal["recall", "choice", "truefalse", "number", "vector", "shape", "order", "generated"]
-TAGS = ("self-test", "interview", "mistake", "example", "extra", "fact")   # the tags a card may carry
+from studytool.decks.kinds import KINDS, CardKind, pose_generated
+from studytool.problems.variant import Variant
 
 
 @dataclass(frozen=True)
@@ -48,8 +45,8 @@ class Card:
         """
         layout = f"{self.key}/{seed}"
         if self.kind == "generated" and seed is not None:
-            return replace(_pose_generated(self.body, seed, layout, level), seed=seed)
-        return replace(_POSE[self.kind](self.body, seed, layout), seed=seed)
+            return replace(pose_generated(self.body, seed, layout, level), seed=seed)
+        return replace(KINDS[self.kind].pose(self.body, seed, layout), seed=seed)
 
     @property
     def question(self) -> str:
@@ -59,93 +56,6 @@ class Card:
             args = ", ".join(f"{name}={value}" for name, value in pinned.items())
             return f"{self.body['generator']}({args})"
         return self.body.get("q") or self.body["statement"]
-
-
-FLOAT_TOLERANCE = Tolerance(abs=1e-4)   # 4 decimals: the one policy, fixed and generated alike
-
-
-def _numeric_tolerance(body: dict[str, Any], values: list[int | float]) -> Tolerance | None:
-    """The card's absolute tolerance; default exact for integers, 4 decimals for floats."""
-    if "tolerance" in body:
-        return Tolerance(abs=body["tolerance"])
-    return None if all(isinstance(v, int) for v in values) else FLOAT_TOLERANCE
-
-
-def _letters(answer: str | list[str]) -> frozenset[int]:
-    return frozenset("ABCDEFGH".index(letter) for letter in ([answer] if isinstance(answer, str) else answer))
-
-
-def _pose_recall(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
-    return Variant(prompt=body["q"], kind="recall", answer=body["a"])
-
-
-def shuffled_order(n: int, pinned: frozenset[int], layout: str) -> list[int]:
-    """order[shown position] = written index: the unpinned options permuted by `layout`, pinned ones in place."""
-    free = [i for i in range(n) if i not in pinned]
-    moved = random.Random(layout).sample(free, len(free))   # stdlib: a fixed card needs no NumPy
-    order = list(range(n))
-    for slot, index in zip(free, moved):
-        order[slot] = index
-    return order
-
-
-def _pose_choice(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
-    written = body["options"]
-    order = shuffled_order(len(written), _letters(body.get("pin", [])), layout)
-    right = _letters(body["answer"])
-    return Variant(prompt=body["q"], kind="choice", answer=frozenset(order.index(i) for i in right),
-                   options=tuple(written[i] for i in order), params={"order": order})
-
-
-def _pose_truefalse(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
-    # half the showings state the written statement, half its opposite, so 错 is no safe bet
-    shown_true = random.Random(layout).random() < 0.5
-    statement = body["statement"] if shown_true == body["answer"] else body["opposite"]
-    return Variant(prompt=statement, kind="choice", answer=frozenset({0 if shown_true else 1}),
-                   options=TRUE_FALSE, params={"form": "true" if shown_true else "false"})
-
-
-def _pose_number(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
-    answer = body["answer"]
-    return Variant(prompt=body["q"], kind="scalar", answer=answer, tolerance=_numeric_tolerance(body, [answer]))
-
-
-def _pose_vector(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
-    answer = body["answer"]
-    return Variant(prompt=body["q"], kind="vector", answer=tuple(float(v) for v in answer),
-                   tolerance=_numeric_tolerance(body, answer))
-
-
-def _pose_shape(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
-    return Variant(prompt=body["q"], kind="shape", answer=tuple(body["answer"]))
-
-
-def _pose_order(body: dict[str, Any], seed: int | None, layout: str) -> Variant:
-    items = body["items"]
-    shown = shuffled_order(len(items), frozenset(), layout)
-    if shown == list(range(len(items))):   # shown in order would give the answer away
-        shown = shown[1:] + shown[:1]
-    # answer: the shown positions of the items, in the right order
-    return Variant(prompt=body["q"], kind="sequence", answer=tuple(shown.index(i) for i in range(len(items))),
-                   options=tuple(items[i] for i in shown), params={"order": shown})
-
-
-def _pose_generated(body: dict[str, Any], seed: int | None, layout: str, level: int = 1) -> Variant:
-    import numpy as np
-
-    from studytool.problems import registry
-
-    params = dict(body.get("params", {}))
-    if seed is None:
-        params |= body.get("example", {})
-    return registry.get(body["generator"]).draw(np.random.default_rng(0 if seed is None else seed), level=level,
-                                                **params)
-
-
-_POSE = {
-    "recall": _pose_recall, "choice": _pose_choice, "truefalse": _pose_truefalse, "number": _pose_number,
-    "vector": _pose_vector, "shape": _pose_shape, "order": _pose_order, "generated": _pose_generated,
-}
 
 
 @dataclass(frozen=True)

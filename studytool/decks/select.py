@@ -15,7 +15,8 @@ import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from studytool.decks.model import TAGS, Card, Deck
+from studytool.decks.kinds import TAGS
+from studytool.decks.model import Card, Deck
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 

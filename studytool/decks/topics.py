@@ -209,7 +209,7 @@ def check_file(root: Node | None, name: str) -> list[str]:
     """A topics file's problems as `FILE:LINE:COL: message` (`decks check`): fields, names and the graph."""
     from yaml import MappingNode, SequenceNode
 
-    from studytool.decks.validate import _Bad, plain
+    from studytool.decks.fields import Bad, plain
 
     entries = _value(root, "topics") if isinstance(root, MappingNode) else None
     if not isinstance(entries, SequenceNode):
@@ -218,14 +218,14 @@ def check_file(root: Node | None, name: str) -> list[str]:
     groups = _value(root, "groups")
     try:
         groups = plain(groups) if isinstance(groups, MappingNode) else {}
-    except _Bad as error:
+    except Bad as error:
         problems.append(f"{_at(name, error.node or groups)}: {error}")
         groups = {}
     for node in entries.value:
         try:
             topics.append(_topic(plain(node) if isinstance(node, MappingNode) else {}, groups))
             nodes.append(node)
-        except (StudytoolError, _Bad) as error:
+        except (StudytoolError, Bad) as error:
             where = getattr(error, "node", None) or node
             problems.append(f"{_at(name, where)}: {str(error).removeprefix('topics.yaml: ')}")
             known = _value(node, "id") if isinstance(node, MappingNode) else None
