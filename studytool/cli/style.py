@@ -119,7 +119,10 @@ def _usage_errors_plain():
         if error.ctx is not None:
             usage = error.ctx.get_usage().removeprefix("Usage: ")
             sys.stderr.write(_("Usage: {usage}").format(usage=usage) + "\n")
-        sys.stderr.write(_("Error: {message}").format(message=_usage_message(error.format_message())) + "\n")
+        from studytool.files import printable
+
+        message = printable(_usage_message(error.format_message()))   # it quotes the value as typed
+        sys.stderr.write(_("Error: {message}").format(message=message) + "\n")
         raise typer.Exit(error.exit_code) from None
 
 

@@ -207,3 +207,13 @@ def test_an_error_quoting_raw_input_never_prints_its_control_characters():
     result = CliRunner().invoke(app, ["calc", "softmax", "1\x1b]0;pwn"])   # the reader quotes the bad token as typed
     assert result.exit_code == 1
     assert result.stderr == "studytool: not a number: 1\\x1b]0\n"   # the token ends at the ;
+
+
+def test_a_usage_error_quoting_the_value_escapes_it():
+    from typer.testing import CliRunner
+
+    from studytool.cli import app
+
+    result = CliRunner().invoke(app, ["quiz", "--count", "1\x1b[2J"])
+    assert result.exit_code == 2
+    assert "\x1b" not in result.stderr and "1\\x1b[2J" in result.stderr
