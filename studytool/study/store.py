@@ -536,8 +536,9 @@ def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Stor
     With `create=False` (read-only commands) nothing is created: where no
     database exists yet, an empty one in memory stands in for it, and a file
     that may not be written (a read-only folder) is read as it is.
-    With `backups`, the day's first open for writing checks the file in full
-    and backs it up first (`studytool.study.backup.ensure_daily`).
+    With `backups`, the day's first open for writing (for a read-only command:
+    only when it must upgrade the schema) checks the file in full and backs it
+    up first (`studytool.study.backup.ensure_daily`).
     """
     _check_folders(path)
     version = check_database(path)
@@ -545,7 +546,7 @@ def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Stor
         return _empty_store(path)
     if not create and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
         return _read_only_store(path, version)
-    if backups and version:
+    if backups and version and (create or version < SCHEMA_VERSION):   # stats reads: no daily wait for it
         from studytool.study.backup import ensure_daily
 
         ensure_daily(path)

@@ -449,3 +449,9 @@ def test_an_interrupted_restore_puts_the_database_back(db, monkeypatch):
     monkeypatch.undo()
     assert answers_in(db) == 5
     assert sorted(p.name for p in db.parent.iterdir() if p.is_file()) == ["studytool.db"]
+
+
+def test_a_read_only_command_takes_no_daily_backup(db):
+    with open_store(db, create=False) as store:
+        assert store.answers_total() == 3
+    assert backup.backups(db) == []
