@@ -245,6 +245,15 @@ ZH: dict[str, str] = {
     "a whole number from {low} to {high}": "{low} 到 {high} 之间的整数",
     "a number from 0.7 to 0.99": "0.7 到 0.99 之间的数",
     "steps like '1m 10m' (units s, m, h, d)": "形如 '1m 10m' 的步长（单位 s、m、h、d）",
+    "at most {n} steps": "最多 {n} 个步长",
+    "steps of at most {days} days each": "每个步长最多 {days} 天",
+    "`studytool config {name}{deck} --reset` or `studytool config {name}{deck} VALUE`":
+        "`studytool config {name}{deck} --reset` 或 `studytool config {name}{deck} 值`",
+    "the progress database holds {value!r} for {name}, which must be {expected}; run {repair}":
+        "进度数据库里 {name} 的值是 {value!r}，但它必须是{expected}；请运行 {repair}",
+    "invalid": "无效",
+    "{name}: the stored value is not valid, it must be {expected}; run {repair}":
+        "{name}：保存的值无效，它必须是{expected}；请运行 {repair}",
     "21 numbers separated by commas or spaces": "21 个用逗号或空格分隔的数",
     "within FSRS's bounds (w{index} from {low} to {high}, got {value})":
         "在 FSRS 的范围内（w{index} 应在 {low} 到 {high} 之间，收到的是 {value}）",

@@ -10,7 +10,7 @@ Every value is validated when set, with a one-line error naming the key.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -21,6 +21,8 @@ from studytool.study.store import Store
 
 _STEP = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_STEPS = 10        # steps per preset
+MAX_STEP_DAYS = 365   # one step at most a year: beyond it a card is a review card
 
 
 def _integer(low: int, high: int) -> Callable[[str], int]:
@@ -53,23 +55,34 @@ def _switch(text: str) -> bool:
 
 
 def parse_steps(text: str) -> tuple[timedelta, ...]:
-    """Anki's step syntax: '1m 10m', '30s 1h 1d' (nothing: no steps)."""
+    """Anki's step syntax: '1m 10m', '30s 1h 1d' (nothing: no steps); whole seconds, 1 s to 365 days, 10 at most.
+
+    The bounds keep every stored step readable back (a step of 1e8 days is no
+    `timedelta`, and `format_steps` writes whole numbers only); Anki's own
+    steps are minutes to days, a handful of them.
+    """
+    tokens = text.replace(",", " ").split()
+    if len(tokens) > MAX_STEPS:
+        raise ValueError(_("at most {n} steps").format(n=MAX_STEPS))
     steps = []
-    for token in text.replace(",", " ").split():
+    for token in tokens:
         match = _STEP.match(token)
-        if not match or float(match[1]) <= 0:
+        seconds = float(match[1]) * _UNIT_SECONDS[match[2]] if match else 0.0
+        if seconds > MAX_STEP_DAYS * _UNIT_SECONDS["d"]:   # also a float too long to be finite
+            raise ValueError(_("steps of at most {days} days each").format(days=MAX_STEP_DAYS))
+        if round(seconds) < 1:
             raise ValueError(_("steps like '1m 10m' (units s, m, h, d)"))
-        steps.append(timedelta(seconds=float(match[1]) * _UNIT_SECONDS[match[2]]))
+        steps.append(timedelta(seconds=round(seconds)))
     return tuple(steps)
 
 
 def format_steps(steps: tuple[timedelta, ...]) -> str:
-    """Each step in the largest unit that divides it ('600s' is '10m')."""
+    """Each step as a whole number of the largest unit that divides it ('600s' is '10m'), as `parse_steps` reads."""
     words = []
     for step in steps:
-        seconds = step.total_seconds()
-        unit = next(u for u in "dhms" if seconds % _UNIT_SECONDS[u] == 0 or u == "s")
-        words.append(f"{seconds / _UNIT_SECONDS[unit]:g}{unit}")
+        seconds = round(step.total_seconds())
+        unit = next(u for u in "dhms" if seconds % _UNIT_SECONDS[u] == 0)
+        words.append(f"{seconds // _UNIT_SECONDS[unit]}{unit}")
     return " ".join(words)
 
 
@@ -134,7 +147,12 @@ KEYS: dict[str, Key] = {key.name: key for key in (
 
 @dataclass(frozen=True)
 class Entry:
-    """One setting as `config` shows it: its value for the deck asked for and where the value comes from."""
+    """One setting as `config` shows it: its value for the deck asked for and where the value comes from.
+
+    A stored text that no longer reads (edited by hand, or kept by an older
+    version) is `bad`: `config` shows it and can replace it; `value` is then
+    the default, which nothing else uses (`get` refuses such a value).
+    """
 
     key: str
     value: Any
@@ -142,13 +160,23 @@ class Entry:
     source: str                 # "default", "global" or "deck"
     deck: str | None
     per_deck: bool
+    bad: str | None = None      # the stored text, when it does not read
+    problem: str | None = None  # what the value must be, when it is bad
 
     def text(self) -> str:
-        return KEYS[self.key].format(self.value)
+        return self.bad if self.bad is not None else KEYS[self.key].format(self.value)
 
     def to_json(self) -> dict[str, Any]:
-        return {"key": self.key, "value": _json(self.key, self.value), "default": _json(self.key, self.default),
-                "source": self.source, "deck": self.deck, "per_deck": self.per_deck}
+        document = {"key": self.key, "value": self.bad if self.bad is not None else _json(self.key, self.value),
+                    "default": _json(self.key, self.default), "source": self.source, "deck": self.deck,
+                    "per_deck": self.per_deck}
+        return {**document, "invalid": self.problem} if self.bad is not None else document
+
+    def repair(self) -> str:
+        """The commands that put a bad value right."""
+        where = f" --deck {self.deck}" if self.source == "deck" else ""
+        return _("`studytool config {name}{deck} --reset` or `studytool config {name}{deck} VALUE`").format(
+            name=self.key, deck=where)
 
 
 def _json(name: str, value: Any) -> Any:
@@ -175,12 +203,24 @@ def _stored(store: Store, name: str, deck: str | None) -> tuple[str, str] | None
     return (row[0], "global") if row else None
 
 
-def entry(store: Store, name: str, deck: str | None = None) -> Entry:
+def entry(store: Store, name: str, deck: str | None = None, *, lenient: bool = False) -> Entry:
+    """The setting in force; a stored value that does not read is one line naming the key and its repair
+    (`lenient`, for `config` itself: an Entry marked `bad`, so that it can be listed and replaced)."""
     spec = key(name)
     stored = _stored(store, name, deck)
     default = spec.default()
-    value, source = (spec.parse(stored[0]), stored[1]) if stored else (default, "default")
-    return Entry(name, value, default, source, deck, spec.per_deck)
+    if stored is None:
+        return Entry(name, default, default, "default", deck, spec.per_deck)
+    text, source = str(stored[0]), stored[1]
+    try:
+        return Entry(name, spec.parse(text), default, source, deck, spec.per_deck)
+    except ValueError as error:
+        bad = Entry(name, default, default, source, deck, spec.per_deck, bad=text, problem=str(error))
+    if lenient:
+        return bad
+    shown = text if len(text) <= 40 else text[:40] + "…"
+    raise StudytoolError(_("the progress database holds {value!r} for {name}, which must be {expected}; run {repair}")
+                         .format(value=shown, name=name, expected=bad.problem, repair=bad.repair()))
 
 
 def get(store: Store, name: str, deck: str | None = None) -> Any:
@@ -188,8 +228,17 @@ def get(store: Store, name: str, deck: str | None = None) -> Any:
     return entry(store, name, deck).value
 
 
+def check(store: Store, decks: Iterable[str] = ()) -> None:
+    """Read every value a session may need now, for every deck: a bad one stops it before its first card, not
+    at its first answer (the rules are read per deck when a card is rated)."""
+    for name, spec in KEYS.items():
+        for deck in (None, *decks) if spec.per_deck else (None,):
+            entry(store, name, deck)
+
+
 def entries(store: Store, deck: str | None = None) -> list[Entry]:
-    return [entry(store, name, deck) for name in KEYS]
+    """Every setting, a bad stored value marked rather than refused (what `config` lists)."""
+    return [entry(store, name, deck, lenient=True) for name in KEYS]
 
 
 def put(store: Store, name: str, text: str, deck: str | None = None) -> Entry:
@@ -216,4 +265,4 @@ def reset(store: Store, name: str, deck: str | None = None) -> Entry:
             con.execute("DELETE FROM settings WHERE name = ?", (name,))
         else:
             con.execute("DELETE FROM deck_settings WHERE deck = ? AND name = ?", (deck, name))
-    return entry(store, name, deck)
+    return entry(store, name, deck, lenient=True)   # the global value now applies, even a bad one

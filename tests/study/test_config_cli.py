@@ -89,3 +89,54 @@ def test_bad_input_is_one_line_and_exit_1(env, args, message):
     result = run(env, *args)
     assert result.exit_code == 1
     assert result.stderr.startswith(f"studytool: {message}") and result.stderr.count("\n") == 1
+
+
+def test_steps_beyond_a_year_are_one_line_and_not_stored(env):
+    result = run(env, "config", "learning_steps", "99999999d")
+    assert result.exit_code == 1
+    assert result.stderr == "studytool: learning_steps must be steps of at most 365 days each\n"
+    assert doc(env, "config", "learning_steps")["source"] == "default"
+    result = run(env, "config", "relearning_steps", "1m " * 11)
+    assert result.stderr == "studytool: relearning_steps must be at most 10 steps\n"
+
+
+def _plant(env, table_row):
+    import sqlite3
+
+    run(env, "config", "new_per_day", "20")   # the database exists
+    con = sqlite3.connect(env.parent / "home" / "studytool.db")
+    con.execute(*table_row)
+    con.commit()
+    con.close()
+
+
+@pytest.mark.parametrize("command", [["review"], ["quiz", "--count", "1"], ["cards", "show", "drill/c1"],
+                                     ["cards", "list"], ["stats"]])
+def test_a_bad_stored_value_stops_other_commands_in_one_line_with_its_repair(env, command):
+    _plant(env, ("INSERT INTO settings VALUES ('day_start', '99')",))
+    result = run(env, *command, text="7\n")
+    assert result.exit_code == 1, result.output
+    assert result.stderr == ("studytool: the progress database holds '99' for day_start, which must be a whole number "
+                             "from 0 to 23; run `studytool config day_start --reset` or "
+                             "`studytool config day_start VALUE`\n")
+
+
+def test_a_bad_stored_retention_stops_review_before_its_first_card(env):
+    """The rules are read when a card is rated: without the check, quitting at once hid it, answering crashed."""
+    _plant(env, ("INSERT INTO settings VALUES ('retention', 'abc')",))
+    result = run(env, "review", text=":q\n")
+    assert result.exit_code == 1 and "holds 'abc' for retention" in result.stderr
+    assert "[1/" not in result.output
+
+
+def test_config_lists_a_bad_value_marked_and_repairs_it(env):
+    _plant(env, ("INSERT INTO settings VALUES ('learning_steps', ?)", ("1e+08d \x1b[2J",)))
+    listed = run(env, "config")
+    assert listed.exit_code == 0
+    assert "\x1b" not in listed.stdout and "\\x1b[2J" in listed.stdout
+    assert "invalid" in listed.stdout
+    assert "run `studytool config learning_steps --reset`" in " ".join(listed.stdout.split())
+    one = doc(env, "config", "learning_steps")
+    assert (one["value"], one["invalid"]) == ("1e+08d \x1b[2J", "steps like '1m 10m' (units s, m, h, d)")
+    assert run(env, "config", "learning_steps", "2m 20m").stdout == "learning_steps = 2m 20m  (set)\n"
+    assert run(env, "review", text="7\n" * 12).exit_code == 0

@@ -101,10 +101,83 @@ def test_a_schema_2_database_keeps_its_remembered_retention_as_retention(tmp_pat
         assert settings.entry(store, "retention").source == "global"
 
 
-@given(st.lists(st.tuples(st.integers(1, 500), st.sampled_from("smhd")), max_size=6))
+@given(st.lists(st.tuples(st.integers(1, 365), st.sampled_from("smhd")), max_size=10))
 def test_steps_text_round_trips(steps):
     text = " ".join(f"{number}{unit}" for number, unit in steps)
     parsed = settings.parse_steps(text)
     assert settings.parse_steps(settings.format_steps(parsed)) == parsed
     unit_seconds = {"s": 1, "m": 60, "h": 3600, "d": 86400}
     assert [step.total_seconds() for step in parsed] == [n * unit_seconds[u] for n, u in steps]
+
+
+@given(st.floats(0, 1e12, allow_nan=False), st.sampled_from("smhd"))
+def test_every_step_accepted_is_stored_as_text_that_reads_back(number, unit):
+    """'99999999d' once stored '1e+08d', which its own parser refused: what is accepted must read back the same."""
+    try:
+        parsed = settings.parse_steps(f"{number:f}{unit}")
+    except ValueError:
+        return
+    text = settings.format_steps(parsed)
+    assert settings.parse_steps(text) == parsed
+    assert "e" not in text.rstrip("smhd")
+    assert timedelta(seconds=1) <= parsed[0] <= timedelta(days=365)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("99999999d", "learning_steps must be steps of at most 365 days each"),
+    ("366d", "learning_steps must be steps of at most 365 days each"),
+    ("9" * 400 + "d", "learning_steps must be steps of at most 365 days each"),   # a float that is inf
+    ("0.4s", "learning_steps must be steps like '1m 10m' (units s, m, h, d)"),     # under a second: no step
+    ("1m " * 11, "learning_steps must be at most 10 steps"),
+])
+def test_steps_out_of_range_are_refused_and_nothing_is_stored(store, text, message):
+    with pytest.raises(StudytoolError) as error:
+        settings.put(store, "learning_steps", text)
+    assert str(error.value) == message
+    assert store.con.execute("SELECT count(*) FROM settings").fetchone()[0] == 0
+
+
+def test_a_step_at_the_bounds_is_kept(store):
+    assert settings.put(store, "relearning_steps", "365d " + "1s " * 9).text() == "365d" + " 1s" * 9
+    assert settings.put(store, "learning_steps", "1.5m 0.5h").text() == "90s 30m"   # whole seconds, exact units
+
+
+@pytest.mark.parametrize("name, stored, expected", [
+    ("retention", "abc", "a number from 0.7 to 0.99"),
+    ("new_per_day", "-5", "a whole number from 0 to 9999"),
+    ("new_per_day", "1e999", "a whole number from 0 to 9999"),
+    ("day_start", "99", "a whole number from 0 to 23"),
+    ("learning_steps", "1e+08d", "steps like '1m 10m' (units s, m, h, d)"),
+    ("relearning_steps", "garbage", "steps like '1m 10m' (units s, m, h, d)"),
+    ("parameters", "[1,2]", "21 numbers separated by commas or spaces"),
+    ("leech_threshold", "x", "a whole number from 1 to 99"),
+    ("max_reviews_per_day", "abc", "a whole number from 0 to 99999"),
+    ("implicit_credit", "maybe", "on or off"),
+])
+def test_a_bad_stored_value_is_one_line_naming_its_repair(store, name, stored, expected):
+    store.con.execute("INSERT INTO settings VALUES (?, ?)", (name, stored))
+    with pytest.raises(StudytoolError) as error:
+        settings.get(store, name)
+    assert str(error.value) == (f"the progress database holds {stored!r} for {name}, which must be {expected}; "
+                                f"run `studytool config {name} --reset` or `studytool config {name} VALUE`")
+    with pytest.raises(StudytoolError):
+        settings.check(store)
+    listed = {entry.key: entry for entry in settings.entries(store)}   # what `config` lists: marked, not refused
+    assert (listed[name].bad, listed[name].problem, listed[name].text()) == (stored, expected, stored)
+    assert listed[name].to_json()["invalid"] == expected
+    assert all(entry.bad is None for key, entry in listed.items() if key != name)
+    assert settings.reset(store, name).bad is None
+    settings.check(store)
+    assert settings.get(store, name) == settings.KEYS[name].default()
+
+
+def test_a_bad_deck_value_names_the_deck_in_its_repair_and_a_good_one_replaces_it(store):
+    store.con.execute("INSERT INTO deck_settings VALUES ('a', 'new_per_day', '\x1b[2J')")
+    with pytest.raises(StudytoolError) as error:
+        settings.check(store, ["a", "b"])
+    assert str(error.value) == ("the progress database holds '\\x1b[2J' for new_per_day, which must be a whole number "
+                                "from 0 to 9999; run `studytool config new_per_day --deck a --reset` or "
+                                "`studytool config new_per_day --deck a VALUE`")
+    assert settings.get(store, "new_per_day", "b") == 20   # another deck does not read it
+    settings.put(store, "new_per_day", "5", deck="a")
+    assert settings.get(store, "new_per_day", "a") == 5

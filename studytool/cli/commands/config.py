@@ -44,7 +44,9 @@ def config_command(
         elif value is not None:
             entries = [settings.put(store, key, value, deck)]
         else:
-            entries = [settings.entry(store, key, deck)] if key is not None else settings.entries(store, deck)
+            # a stored value that does not read is shown, marked, for `config` to replace (`get` refuses it)
+            entries = ([settings.entry(store, key, deck, lenient=True)] if key is not None
+                       else settings.entries(store, deck))
     if as_json:
         print_json(entries[0].to_json() if key is not None else {"deck": deck,
                                                                  "settings": [e.to_json() for e in entries]})

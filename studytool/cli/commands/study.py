@@ -22,6 +22,7 @@ def _study(ctx: typer.Context, as_json: bool, start) -> None:
     from studytool.cli.render.study import TerminalView, make_ask, show_summary
     from studytool.decks.loader import load_decks
     from studytool.study.rename import follow, notice
+    from studytool.study.settings import check as settings_check
     from studytool.study.store import open_store
 
     settings = ctx.obj
@@ -31,6 +32,7 @@ def _study(ctx: typer.Context, as_json: bool, start) -> None:
     with open_store(settings.db_path) as store:
         if moved := notice(follow(store, decks)):   # progress under a renamed deck's or card's former id moves first
             err_console().print(moved, markup=False, highlight=False)
+        settings_check(store, [deck.deck for deck in decks])   # a bad stored setting: one line before any card
         summary = start(store, decks, make_ask(screen, sys.stdin.isatty()), TerminalView(screen, decks))
     if as_json:
         print_json(summary.to_json())

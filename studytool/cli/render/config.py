@@ -20,17 +20,25 @@ def _source(entry: Entry) -> str:
 
 
 def render_entries(console: Console, entries: Sequence[Entry], *, with_help: bool) -> None:
-    """All settings as a table with what each does; one setting as `key = value (where from)`."""
+    """All settings as a table with what each does; one setting as `key = value (where from)`. A stored value that
+    does not read is shown with control characters visible, marked, and followed by the commands that repair it."""
+    from studytool.cli.safety import visible
+
     if not with_help:
         for entry in entries:
-            console.print(escape(f"{entry.key} = {entry.text()}  ({_source(entry)})"))
-        return
-    table = Table()
-    for header in (_("Setting"), _("Value"), _("From"), _("What it does")):
-        table.add_column(header, overflow="fold")
+            console.print(escape(f"{entry.key} = {visible(entry.text())}  ({_source(entry)})"))
+    else:
+        table = Table()
+        for header in (_("Setting"), _("Value"), _("From"), _("What it does")):
+            table.add_column(header, overflow="fold")
+        for entry in entries:
+            source = f"[red]{escape(_('invalid'))}[/]" if entry.bad is not None else _source(entry)
+            table.add_row(entry.key, escape(visible(entry.text())), source, escape(KEYS[entry.key].help()))
+        emit(console, table)
     for entry in entries:
-        table.add_row(entry.key, escape(entry.text()), _source(entry), escape(KEYS[entry.key].help()))
-    emit(console, table)
+        if entry.bad is not None:
+            console.print(escape(_("{name}: the stored value is not valid, it must be {expected}; run {repair}").format(
+                name=entry.key, expected=entry.problem, repair=entry.repair())), style="red")
 
 
 def render_fit(console: Console, fit: Fit, *, dry_run: bool) -> None:
