@@ -205,6 +205,7 @@ def _head_width(rng: np.random.Generator, d_model, n_heads, ask: str) -> Variant
     steps += (f"缩放：分数除以 √d_k = √{d_k} = {num(root)}",)
     hints = (Hint(math.sqrt(d_model), "用的是每个头的 d_k，不是 d_model。"),
              Hint(d_k, "除以的是 √d_k，还要开平方。"),
-             Hint(1 / root, "问的是除以多少（√d_k），不是乘的系数 1/√d_k。"))
+             Hint(1 / root, "问的是除以多少（√d_k），不是乘的系数 1/√d_k。"),
+             Hint(n_heads, "h 是头数；除以的是 √d_k = √(d_model / h)。"))   # d_k = h² would let copying h pass
     return Variant(head + "计算每个头的注意力分数时，QKᵀ 要除以多少？", "scalar", int(root) if exact else root,
                    None if exact else FOUR_DECIMALS, steps, hints, params=params)

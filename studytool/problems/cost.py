@@ -87,7 +87,9 @@ def _crossover(a: _Attention) -> Variant:
              "要到更长的 L，注意力的 L² 部分才占主导")
     hints = (Hint(a.d_k, "所有头加起来是 h·d_k = d_model：比较的是 B·L²·d 和 B·L·d²。"),
              Hint(4 * d, "问的是和一个投影比，不是四个投影之和。"))
-    return Variant(a.head_without_length + "序列长 L 等于多少时，所有头的 QKᵀ 乘加数恰好等于一个 d×d 投影（如 XW_Q）的乘加数？",
+    # d_model itself is the answer, so the question gives only the heads: d = h·d_k is the first step
+    head = f"自注意力，batch B = {a.b}，h = {a.h} 个头，每个头 d_k = {a.d_k}（d_model = h·d_k）。一次乘加算 1 次。"
+    return Variant(head + "序列长 L 等于多少时，所有头的 QKᵀ 乘加数恰好等于一个 d_model × d_model 投影（如 XW_Q）的乘加数？",
                    "scalar", crossover, None, steps, hints, params=a.params)
 
 

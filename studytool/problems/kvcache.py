@@ -68,8 +68,10 @@ def kv_cache(rng: np.random.Generator, *, num_layers, batch, seq_len, d_model, b
              Hint(total / layers / MIB, f"每一层都有自己的 K、V：乘层数 {layers}。"),
              Hint(total / width / MIB, f"问的是字节数：每个数 {width} 字节。"),
              Hint(total / b / MIB, f"batch 里 {b} 条序列各有自己的缓存。"))
+    # kept even when it is the answer (B·L = 8192): then the draw lets copying d_model pass and is redrawn
+    copied = (Hint(d, "那是 d_model；要乘 2 · 层数 · B · L · 字节数，再除以 2²⁰。"),)
     return Variant(head + f"batch B = {b}、序列长 L = {length} 时，整个 KV cache 占多少 MiB（1 MiB = 2²⁰ 字节）？",
-                   "scalar", total / MIB, FOUR_DECIMALS, steps, _wrong(hints, total / MIB), params=params)
+                   "scalar", total / MIB, FOUR_DECIMALS, steps, _wrong(hints, total / MIB) + copied, params=params)
 
 
 def _wrong(hints: tuple[Hint, ...], answer: float) -> tuple[Hint, ...]:

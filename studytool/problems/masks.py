@@ -128,7 +128,8 @@ def causal_mask(rng: np.random.Generator, *, n, t, ask) -> Variant:
     from studytool import engine
 
     ask = ask or pick(rng, CAUSAL_ASKS)
-    least = 3 if t is None else max(3, t + 1)  # a pinned step must exist
+    # a pinned step must exist; n = 3 blocks 3 cells, so copying n would answer ask=blocked
+    least = (4 if ask == "blocked" else 3) if t is None else max(3, t + 1)
     most = 15 if ask in ("allowed", "blocked") else 7   # a count needs no hand-written matrix: longer n
     n = n if n is not None else int(rng.integers(least, max(most, least + 1)))
     blocked = engine.causal_mask(n)
@@ -169,7 +170,10 @@ def _padding_matrix(head: str, steps: tuple[str, ...], mask: np.ndarray, lengths
 
 
 def _padding_count(head: str, steps: tuple[str, ...], mask: np.ndarray, lengths, params: dict) -> Variant:
-    hints = (Hint(int(sum(lengths)), "那是真 token 的个数；问的是被遮住的补齐位置。"),)
+    # the sentence count and max_len are on screen: a draw where either is the answer lets copying pass
+    hints = (Hint(int(sum(lengths)), "那是真 token 的个数；问的是被遮住的补齐位置。"),
+             Hint(mask.shape[0], "那是句子数；要数的是每句补齐的位置 max_len − 长度，再加起来。"),
+             Hint(mask.shape[1], "那是补齐后的长度 max_len；要数的是每句补齐的位置 max_len − 长度，再加起来。"))
     return Variant(head + "padding mask 一共遮住了多少个位置？", "scalar", int(mask.sum()), None, steps, hints,
                    params=params)
 

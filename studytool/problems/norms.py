@@ -83,24 +83,35 @@ def _ln_invariance(t: _Token, rng: np.random.Generator) -> Variant:
     from studytool import engine
 
     xs, out = t.xs, t.out
-    scale = t.scale if t.scale is not None else int(rng.integers(2, 6))
+    # a negative scale flips the sign (σ scales by |a|), so "LN ignores a·x + b" alone is not enough;
+    # LN(x) is not shown, so no vector on screen is the answer
+    scale = t.scale if t.scale is not None else pick(rng, (-5, -4, -3, -2, 2, 3, 4, 5))
     shift = t.shift if t.shift is not None else pick(rng, (-5, -4, -3, -2, -1, 1, 2, 3, 4, 5))  # 0 would not test it
     moved = scale * xs + shift
     out_moved = engine.layer_norm(moved, eps=0.0)
+    sign = "LN(x')" + (" = LN(x)" if scale > 0 else " = −LN(x)")
     steps = (
         *t.steps,
         f"LN(x) = (x − m) / σ = {vec(out)}",
         f"x' = {scale}·x + ({shift}) = {vec(moved)}：均值变为 {scale}·m + ({shift}) = {num(scale * t.m + shift)}，"
-        f"σ 变为 {scale}·σ = {num(scale * t.sigma)}",
-        f"(x' − m') / σ' = {scale}(x − m) / ({scale}σ)，缩放和平移都被抵消：LN(x') = {vec(out_moved)}",
+        f"σ 变为 |{scale}|·σ = {num(abs(scale) * t.sigma)}（标准差不会是负数）",
+        f"(x' − m') / σ' = {scale}(x − m) / (|{scale}|σ)：平移被减均值抵消，缩放只留下它的符号，"
+        f"{sign} = {vec(out_moved)}",
     )
-    prompt = (f"已知一个 token 的表示 x = {vec(xs)}，{_LN_RULE}得 LN(x) = {vec(out)}。"
-              f"把每个分量乘 {scale} 再加 {shift}，得到 x' = {vec(moved)}。LN(x') 是什么？")
+    prompt = (f"已知一个 token 的表示 x = {vec(xs)}。把每个分量乘 {scale} 再加 {shift}，"
+              f"得到 x' = {vec(moved)}。{_LN_RULE}，LN(x') 是什么？")
     hints = (Hint(floats(scale * out), "LayerNorm 的输出与输入的整体缩放无关：均值和 σ 同样被缩放。"),
              Hint(floats(scale * out + shift), "缩放和平移都会被减均值、除以 σ 抵消。"),
-             Hint(floats(out + shift), "平移会被减均值抵消。"))
+             Hint(floats(out + shift), "平移会被减均值抵消。"),
+             Hint(floats(-out_moved), "σ 按 |a| 缩放，分子按 a 缩放：a < 0 时 LN(x') = −LN(x)，a > 0 时不变。"))
     return Variant(prompt, "vector", floats(out_moved), FOUR_DECIMALS, steps, hints,
                    params={**t.params, "scale": scale, "shift": shift})
+
+
+def _scale_check(value: Any) -> str | None:
+    if value == 0:
+        return "scale 0 makes every component equal (σ = 0): expected a non-zero integer"
+    return int_in(-100, 100)(value)
 
 
 _LN_QUESTIONS = {"mean": _ln_mean, "sigma": _ln_sigma, "output": _ln_output, "invariance": _ln_invariance}
@@ -116,8 +127,8 @@ LN_ASKS = tuple(_LN_QUESTIONS)
         Param("size", "vector length, 3..8 (default: drawn from 3..5)", None, int_in(3, 8)),
         Param("low", "smallest drawn value", 0, int_in(-99, 99)),
         Param("high", "largest drawn value", 9, int_in(-99, 99)),
-        Param("scale", "invariance: the input is multiplied by this (default: drawn from 2..5)", None,
-            int_in(1, 100)),
+        Param("scale", "invariance: the input is multiplied by this (default: drawn from ±2..5)", None,
+            _scale_check),
         Param("shift", "invariance: then this is added (default: drawn from -5..5, not 0)", None, int_in(-100, 100)),
         ask_param(*LN_ASKS),
     ),

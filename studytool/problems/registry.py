@@ -90,13 +90,16 @@ class Generator:
         if problems:
             raise ValueError("; ".join(problems))
         function, resolved = self.function, self.resolve(params)
-        variant = function(rng, **resolved)
+        variant, repeats = function(rng, **resolved), 0
         for _ in range(TRIES):   # a draw where a known wrong method gives the right answer catches nothing: redraw
             if not _caught_by_a_hint(variant):
                 return replace(variant, generator=self.name, level=level)
             again = function(rng, **resolved)
-            if (again.prompt, again.answer) == (variant.prompt, variant.answer):
-                break            # everything pinned: no other draw exists
+            # the same draw three times running: everything pinned, no other draw exists (once can be chance
+            # among a small generator's few draws)
+            repeats = repeats + 1 if (again.prompt, again.answer) == (variant.prompt, variant.answer) else 0
+            if repeats == 3:
+                break
             variant = again
         return replace(variant, generator=self.name, level=level)   # kept with its hints, for `decks audit`
 

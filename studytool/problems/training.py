@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 ASKS = ("lr", "peak")
 
 _RULE = "lr(s) = d_model^(−0.5) · min(s^(−0.5), s · warmup^(−1.5))"
+# The unit's example: far below any lr the drawn sizes reach (the smallest is about 0.5 × 10⁻⁴), so
+# copying it is never right; the paper's own peak, 6.9877, was the answer of every d_model·warmup = 2,048,000.
+_EXAMPLE = "0.0123"
 
 
 def noam_lr(step: int, d_model: int, warmup: int) -> float:
@@ -51,7 +54,7 @@ def warmup_lr(rng: np.random.Generator, *, d_model, warmup, step, ask) -> Varian
                  f"= {d ** -0.5:.6f} × {w ** -0.5:.6f} = {peak:.6e} = {num(peak * 1e4)} × 10⁻⁴")
         hints = (Hint(d**-0.5 * 1e4, "还要乘 warmup^(−0.5)：峰值在 s = warmup 处。"),
                  Hint(w**-0.5 * 1e4, "别漏了 d_model^(−0.5) 这个因子。"))
-        return Variant(head + "学习率的峰值是多少？写成 × 10⁻⁴ 的系数（例如 6.9877 表示 6.9877 × 10⁻⁴）。", "scalar",
+        return Variant(head + f"学习率的峰值是多少？写成 × 10⁻⁴ 的系数（例如 {_EXAMPLE} 表示 {_EXAMPLE} × 10⁻⁴）。", "scalar",
                        peak * 1e4, FOUR_DECIMALS, steps, hints, params=params)
     s = step if step is not None else max(1, int(pick(rng, (w // 4, w // 2, 2 * w, 4 * w, 10 * w))))   # step 0 has no lr
     params["step"] = s
@@ -64,6 +67,6 @@ def warmup_lr(rng: np.random.Generator, *, d_model, warmup, step, ask) -> Varian
     other = d**-0.5 * max(s**-0.5, s * w**-1.5)
     hints = (Hint(other * 1e4, "min 取小的那一项：预热阶段用 s · warmup^(−1.5)，之后用 s^(−0.5)。"),
              Hint(min(s**-0.5, s * w**-1.5) * 1e4, "别漏了 d_model^(−0.5) 这个因子。"))
-    return Variant(head + f"第 s = {s} 步的学习率是多少？写成 × 10⁻⁴ 的系数（例如 6.9877 表示 6.9877 × 10⁻⁴）。",
+    return Variant(head + f"第 s = {s} 步的学习率是多少？写成 × 10⁻⁴ 的系数（例如 {_EXAMPLE} 表示 {_EXAMPLE} × 10⁻⁴）。",
                    "scalar", lr * 1e4, FOUR_DECIMALS, steps, tuple(h for h in hints if not math.isclose(h.answer, lr * 1e4)),
                    params=params)
