@@ -12,6 +12,8 @@ integrity check and takes a backup first (`backup.py`). A read-only check
 leaves no -wal/-shm files. Every write is one `BEGIN IMMEDIATE` transaction, so
 two sessions at once queue on `busy_timeout` instead of failing with
 "database is locked".
+
+The schema and the read-only check are in `migrations.py`; the rows as Python in `records.py`.
 """
 
 from __future__ import annotations
@@ -20,205 +22,19 @@ import json
 import os
 import re
 import sqlite3
-import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from studytool.config import now as clock_now
 from studytool.errors import StudytoolError
 from studytool.i18n import _
-
-BUSY_TIMEOUT_S = 30.0
-TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-
-# Each migration moves the schema up by one version; never edit a shipped one.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    # 1: the first schema: a schedule row per card and the review log.
-    (
-        """CREATE TABLE cards (
-            key         TEXT PRIMARY KEY,   -- deck/id
-            deck        TEXT NOT NULL,
-            state       INTEGER NOT NULL,   -- fsrs.State: 1 learning, 2 review, 3 relearning
-            step        INTEGER,
-            stability   REAL,
-            difficulty  REAL,
-            due         TEXT NOT NULL,
-            last_review TEXT
-        )""",
-        "CREATE INDEX cards_due ON cards (due)",
-        """CREATE TABLE reviews (
-            id          INTEGER PRIMARY KEY,
-            card        TEXT NOT NULL,      -- deck/id
-            time        TEXT NOT NULL,
-            mode        TEXT NOT NULL,      -- quiz | review
-            rating      INTEGER NOT NULL,   -- 1 again, 2 hard, 3 good, 4 easy
-            correct     INTEGER NOT NULL,
-            answer      TEXT NOT NULL,      -- what the learner typed
-            seed        INTEGER,            -- variant seed (NULL: the notes' own example)
-            params      TEXT NOT NULL,      -- the variant's drawn inputs, JSON
-            duration_ms INTEGER NOT NULL,
-            prior       TEXT                -- the schedule row before this answer, JSON (for undo)
-        )""",
-        "CREATE INDEX reviews_card ON reviews (card)",
-    ),
-    # 2: the topic of each answer (weakest-topic stats survive removed cards),
-    # a time index for per-day stats and today's new-card count, and settings.
-    (
-        "ALTER TABLE reviews ADD COLUMN topic TEXT",
-        "CREATE INDEX reviews_time ON reviews (time)",
-        "CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    ),
-    # 3: the log of progress re-keyed from a renamed deck or card (`studytool.study.rename` says what the columns hold).
-    ("CREATE TABLE renames (id INTEGER PRIMARY KEY, time TEXT NOT NULL, old TEXT NOT NULL, new TEXT NOT NULL,"
-     " reviews INTEGER NOT NULL, schedule TEXT NOT NULL, displaced TEXT)",),
-    # 4: the learner's decisions about cards, apart from the schedule so that a
-    # new card (no schedule row) can be suspended too (`cards.py`); settings per
-    # deck, as Anki's presets (`settings.py`); the remembered retention under
-    # its `config` name.
-    (
-        """CREATE TABLE card_flags (
-            key          TEXT PRIMARY KEY,   -- deck/id
-            suspended    INTEGER NOT NULL DEFAULT 0,
-            buried_until TEXT,               -- out of review until this time
-            leech        INTEGER NOT NULL DEFAULT 0,
-            leech_review INTEGER,            -- the answer that made it a leech (`:undo` takes that back too)
-            reset_at     TEXT                -- the last `cards forget`: older history no longer trains FSRS
-        )""",
-        "CREATE TABLE deck_settings (deck TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL,"
-        " PRIMARY KEY (deck, name))",
-        "UPDATE settings SET name = 'retention' WHERE name = 'desired_retention'",
-    ),
-    # 5: the state each answer found its card in, as a column kept by a trigger (the JSON `prior` stays the
-    # record), so that `stats` counts true retention from an index instead of parsing every answer's JSON;
-    # and the answers' topics by time, so that it groups the weakest topics from an index too.
-    (
-        "ALTER TABLE reviews ADD COLUMN prior_state INTEGER",
-        "UPDATE reviews SET prior_state = json_extract(prior, '$.state')",
-        "CREATE TRIGGER reviews_prior_state AFTER INSERT ON reviews BEGIN"
-        " UPDATE reviews SET prior_state = json_extract(NEW.prior, '$.state') WHERE id = NEW.id; END",
-        "CREATE TRIGGER reviews_prior_state_update AFTER UPDATE OF prior ON reviews BEGIN"
-        " UPDATE reviews SET prior_state = json_extract(NEW.prior, '$.state') WHERE id = NEW.id; END",
-        "CREATE INDEX reviews_recall ON reviews (mode, prior_state, correct, time)",
-        "CREATE INDEX reviews_topic ON reviews (time, topic, correct)",   # the weakest topics, from the index alone
-    ),
-)
-SCHEMA_VERSION = len(MIGRATIONS)
-
-
-def format_time(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime(TIME_FORMAT)
-
-
-def parse_time(text: str) -> datetime:
-    try:
-        return datetime.fromisoformat(text)  # reads the trailing Z as UTC (and is much faster than strptime)
-    except (TypeError, ValueError):   # a row damaged or edited by hand: one line, not a traceback
-        raise StudytoolError(_("the progress database holds {value!r} where a time belongs; "
-                               "see 'studytool backup list' to restore a backup").format(value=text)) from None
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """A card's FSRS memory state as stored; `scheduler.py` converts it to `fsrs.Card`."""
-
-    state: int
-    step: int | None
-    stability: float | None
-    difficulty: float | None
-    due: datetime
-    last_review: datetime | None
-
-
-@dataclass(frozen=True)
-class Answer:
-    """One answer, as written to the review log."""
-
-    card: str
-    topic: str
-    mode: str                 # "quiz" (schedule untouched) or "review"
-    rating: int
-    correct: bool
-    answer: str
-    seed: int | None
-    params: dict[str, Any]
-    duration_ms: int
-    time: datetime
-
-
-@dataclass(frozen=True)
-class LogRow:
-    card: str
-    topic: str | None
-    time: datetime
-    mode: str
-    rating: int
-    correct: bool
-    prior_state: int | None   # None: the card was new
-
-
-def _schedule_row(schedule: Schedule) -> dict[str, Any]:
-    row = asdict(schedule)
-    row["due"] = format_time(schedule.due)
-    row["last_review"] = format_time(schedule.last_review) if schedule.last_review else None
-    return row
-
-
-def _checked(read: Callable[[Any], Schedule]) -> Callable[[Any], Schedule]:
-    """A stored schedule fsrs cannot take (state 7, a stability of 'abc') is a damaged row, said in one line."""
-    def checked(row: Any) -> Schedule:
-        schedule = read(row)
-        numbers = (schedule.stability, schedule.difficulty)
-        if (schedule.state not in STATES or not isinstance(schedule.step, (int, type(None)))
-                or not all(isinstance(n, (int, float, type(None))) for n in numbers)):
-            raise StudytoolError(_("the progress database holds a schedule fsrs cannot use for {key} "
-                                   "(state {state!r}, step {step!r}, stability {stability!r}, difficulty {difficulty!r}); "
-                                   "see 'studytool backup list' to restore a backup").format(
-                key=dict(row).get("key", "?"), state=schedule.state, step=schedule.step,
-                stability=schedule.stability, difficulty=schedule.difficulty))
-        return schedule
-
-    return checked
-
-
-STATES = (1, 2, 3)   # fsrs.State: learning, review, relearning
-
-
-@_checked
-def _schedule_from_row(row: sqlite3.Row | dict[str, Any]) -> Schedule:
-    return Schedule(
-        state=row["state"],
-        step=row["step"],
-        stability=row["stability"],
-        difficulty=row["difficulty"],
-        due=parse_time(row["due"]),
-        last_review=parse_time(row["last_review"]) if row["last_review"] else None,
-    )
-
-
-def read_only_uri(path: Path) -> str:
-    """A URI that reads `path` and leaves nothing beside it.
-
-    A read-only connection to a WAL database creates -wal and -shm files and
-    leaves them (and cannot open at all in a folder it may not write). With no
-    -wal or -journal beside the file no session has it open and every committed
-    page is in it, so it is opened immutable: no journal, no lock files. Otherwise
-    a read-only connection is needed to see those pages, and its files are there already.
-    """
-    uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro"
-    busy = any(os.path.lexists(f"{path}{suffix}") for suffix in ("-wal", "-journal"))
-    return uri if busy else uri + "&immutable=1"
-
-
-def _tables_of(version: int) -> list[str]:
-    """The tables the migrations up to `version` create."""
-    statements = " ".join(statement for migration in MIGRATIONS[:version] for statement in migration)
-    return re.findall(r"CREATE TABLE (\w+)", statements)
+from studytool.study.migrations import (BUSY_TIMEOUT_S, MIGRATIONS, SCHEMA_VERSION, check_database, read_only_uri,
+                                        unreadable)
+from studytool.study.records import Answer, LogRow, Schedule, format_time, parse_time, schedule_from_row, schedule_row
 
 
 def _storable(text: str) -> str:
@@ -227,56 +43,6 @@ def _storable(text: str) -> str:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _unreadable(path: Path, reason: object) -> StudytoolError:
-    reason = " ".join(str(reason).split())  # one line, whatever SQLite's report looked like
-    return StudytoolError(_("{path}: cannot use this progress database ({reason})").format(path=path, reason=reason))
-
-
-def check_database(path: Path) -> int:
-    """The schema version of an existing database, read without writing anything.
-
-    Raises `StudytoolError` naming the file if it is unreadable, corrupt, not
-    ours, or from a newer studytool. A missing file is version 0.
-    """
-    if not path.exists():
-        return 0
-    if path.is_dir():   # SQLite would only say "disk I/O error"
-        raise StudytoolError(_("{path} is a directory, not a database file").format(path=path))
-    mode = os.stat(path).st_mode
-    if not stat.S_ISREG(mode):   # SQLite would wait forever on a FIFO for a writer
-        from studytool.files import kind_of
-
-        raise StudytoolError(_("{path} is {kind}, not a database file").format(path=path, kind=kind_of(mode)))
-    try:
-        con = sqlite3.connect(read_only_uri(path), uri=True, timeout=BUSY_TIMEOUT_S)
-    except sqlite3.Error as error:
-        raise _unreadable(path, error) from None
-    try:
-        problems = [row[0] for row in con.execute("PRAGMA quick_check")]
-        if problems != ["ok"]:
-            raise _unreadable(path, "; ".join(problems[:3]))
-        tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not tables:
-            return 0
-        if "migrations" not in tables:
-            raise _unreadable(path, _("not a studytool database"))
-        version = con.execute("SELECT max(version) FROM migrations").fetchone()[0] or 0
-        missing = [table for table in _tables_of(min(version, SCHEMA_VERSION)) if table not in tables]
-        if missing:
-            raise _unreadable(path, _("table {table} is missing").format(table=missing[0]))
-    except (sqlite3.Error, UnicodeDecodeError) as error:   # a flipped byte in the schema's text is not UTF-8
-        raise _unreadable(path, error) from None
-    finally:
-        con.close()
-    if version > SCHEMA_VERSION:
-        raise StudytoolError(
-            _("{path}: written by a newer studytool (schema {found}, this one knows {known}); upgrade studytool").format(
-                path=path, found=version, known=SCHEMA_VERSION
-            )
-        )
-    return version
 
 
 class Store:
@@ -305,13 +71,13 @@ class Store:
         try:
             self.con.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
-            raise _unreadable(self.path, error) from None
+            raise unreadable(self.path, error) from None
         try:
             yield self.con
             self.con.execute("COMMIT")
         except sqlite3.Error as error:  # disk full, I/O error ...: nothing half-written, one line for the user
             self.con.rollback()
-            raise _unreadable(self.path, error) from None
+            raise unreadable(self.path, error) from None
         except BaseException:
             self.con.rollback()
             raise
@@ -360,11 +126,11 @@ class Store:
 
     def schedule(self, key: str) -> Schedule | None:
         row = self.con.execute("SELECT * FROM cards WHERE key = ?", (key,)).fetchone()
-        return _schedule_from_row(row) if row else None
+        return schedule_from_row(row) if row else None
 
     def schedules(self) -> dict[str, Schedule]:
         """Every scheduled card (one row per card, not the log)."""
-        return {row["key"]: _schedule_from_row(row) for row in self.con.execute("SELECT * FROM cards")}
+        return {row["key"]: schedule_from_row(row) for row in self.con.execute("SELECT * FROM cards")}
 
     def scheduled_keys(self) -> set[str]:
         return {row[0] for row in self.con.execute("SELECT key FROM cards")}
@@ -372,7 +138,7 @@ class Store:
     def due(self, until: datetime) -> list[tuple[str, Schedule]]:
         """Cards due at or before `until`, most overdue first (uses the `due` index)."""
         rows = self.con.execute("SELECT * FROM cards WHERE due <= ? ORDER BY due", (format_time(until),))
-        return [(row["key"], _schedule_from_row(row)) for row in rows]
+        return [(row["key"], schedule_from_row(row)) for row in rows]
 
     # --- answers ------------------------------------------------------------
 
@@ -395,12 +161,12 @@ class Store:
                 ),
             )
             if reschedule is not None:
-                schedule = reschedule(_schedule_from_row(row) if row else None)
+                schedule = reschedule(schedule_from_row(row) if row else None)
                 deck = answer.card.split("/", 1)[0]
                 con.execute(
                     "INSERT OR REPLACE INTO cards (key, deck, state, step, stability, difficulty, due, last_review)"
                     " VALUES (:key, :deck, :state, :step, :stability, :difficulty, :due, :last_review)",
-                    {"key": answer.card, "deck": deck, **_schedule_row(schedule)},
+                    {"key": answer.card, "deck": deck, **schedule_row(schedule)},
                 )
             return cursor.lastrowid
 
@@ -517,7 +283,7 @@ def _read_only_store(path: Path, version: int) -> Store:
         if version < SCHEMA_VERSION:
             store.migrate()
     except sqlite3.Error as error:
-        raise _unreadable(path, error) from None
+        raise unreadable(path, error) from None
     return store
 
 
@@ -554,7 +320,7 @@ def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Stor
         path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     except (OSError, sqlite3.Error) as error:
-        raise _unreadable(path, error) from None
+        raise unreadable(path, error) from None
     con.row_factory = sqlite3.Row
     store = Store(con, path)
     try:
@@ -564,5 +330,5 @@ def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Stor
             store.migrate()
     except sqlite3.Error as error:
         con.close()
-        raise _unreadable(path, error) from None
+        raise unreadable(path, error) from None
     return store
