@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from studytool.problems.checks import SIZES, ask_param, divisible, int_in, matrix, numbers, pinned_length, range_holds
+from studytool.problems.checks import divisible, int_in, matrix, numbers, pinned_length, range_holds, sizes
 from studytool.problems.drawing import FOUR_DECIMALS, TRIES, distinct_ints, floats, mat, num, pick, plain, rows, vec
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -34,12 +34,12 @@ def _softmax_steps(x: np.ndarray) -> list[str]:
 @generator(
     "softmax",
     "Softmax of a short score vector, or the largest probability.",
+    asks=SOFTMAX_ASKS,
     params=(
         Param("x", "the scores, pinned (default: drawn, distinct integers)", None, numbers(2, 6, lo=-20, hi=20)),
         Param("size", "number of scores (default: drawn from 3..4)", None, int_in(2, 6)),
         Param("low", "smallest drawn score", -2, int_in(-20, 20)),
         Param("high", "largest drawn score", 3, int_in(-20, 20)),
-        ask_param(*SOFTMAX_ASKS),
     ),
     example={"x": [1, 2, 3], "ask": "vector"},
     constraints=(range_holds("size", "x", 4), pinned_length("x", "size")),
@@ -127,6 +127,7 @@ def _attention_inputs(p: Mapping[str, Any]) -> str | None:
 @generator(
     "attention_scores",
     "Tiny scaled dot-product attention: QK^T/sqrt(d_k), the weights, the output; d_k = d_model/h; the scale.",
+    asks=ATTENTION_ASKS,
     params=(
         Param("q", "queries, pinned (default: drawn integers in -2..2)", None, matrix(2, 4, lo=-10, hi=10)),
         Param("k", "keys, pinned (default: drawn integers in -2..2)", None, matrix(4, 4, min_rows=2, lo=-10, hi=10)),
@@ -134,9 +135,7 @@ def _attention_inputs(p: Mapping[str, Any]) -> str | None:
         Param("len_q", "number of queries (default: 1)", None, int_in(1, 2)),
         Param("len_k", "number of keys (default: drawn from 2..3)", None, int_in(2, 4)),
         Param("d_k", "query/key width of the tiny matrices (default: drawn from 2, 4)", None, int_in(1, 4)),
-        SIZES["d_model"],
-        SIZES["n_heads"],
-        ask_param(*ATTENTION_ASKS),
+        *sizes("d_model", "n_heads"),
     ),
     example={"d_model": 512, "n_heads": 8, "ask": "d_k"},
     constraints=(divisible, _attention_inputs, pinned_length("q", "len_q"), pinned_length("k", "len_k"),

@@ -145,13 +145,23 @@ def index_below(index: str, bound: str) -> Constraint:
 
 # --- parameters several families share ------------------------------------------------------
 
-SIZES = {
+_SIZES = {
     "batch": Param("batch", "batch size B (default: drawn from 2..64)", None, int_in(1, 4096)),
     "seq_len": Param("seq_len", "sequence length L (default: drawn from 3..128)", None, int_in(1, 100_000)),
     "d_model": Param("d_model", "model width d_model (default: drawn, a multiple of n_heads)", None,
                      int_in(1, 100_000)),
     "n_heads": Param("n_heads", "number of heads h (default: drawn from 2, 4, 8, 12, 16)", None, int_in(1, 1024)),
 }
+
+
+# The notes' running example of one attention layer (B = 32, L = 10, d_model = 512, h = 8): the sizes a
+# one-layer generator takes, and their values as its example.
+NOTES_LAYER = {"batch": 32, "seq_len": 10, "d_model": 512, "n_heads": 8}
+
+
+def sizes(*names: str) -> tuple[Param, ...]:
+    """The shared size parameters called `names` (batch, seq_len, d_model, n_heads), in that order."""
+    return tuple(_SIZES[name] for name in names)
 
 
 def ask_param(*choices: str) -> Param:

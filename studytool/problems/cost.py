@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from studytool.problems.checks import SIZES, ask_param, divisible
+from studytool.problems.checks import NOTES_LAYER, divisible, sizes
 from studytool.problems.drawing import big, pick
 from studytool.problems.registry import generator
 from studytool.problems.shapes import axes_of, concrete
@@ -118,14 +118,9 @@ ASKS = tuple(_QUESTIONS)
     "attention_cost",
     "Multiply-adds of QK^T (B*h*L^2*d_k) vs one projection (B*L*d^2); where L^2 overtakes one projection "
         "(L = d) and a whole block (L = 6d).",
-    params=(
-        SIZES["batch"],
-        SIZES["seq_len"],
-        SIZES["d_model"],
-        SIZES["n_heads"],
-        ask_param(*ASKS),
-    ),
-    example={"batch": 32, "seq_len": 10, "d_model": 512, "n_heads": 8, "ask": "scores"},
+    asks=ASKS,
+    params=sizes(*NOTES_LAYER),   # the layer's four sizes
+    example={**NOTES_LAYER, "ask": "scores"},
     constraints=(divisible,),
 )
 def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads, ask) -> Variant:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from studytool.problems.checks import ask_param, is_number, numbers
+from studytool.problems.checks import is_number, numbers
 from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, num, pick, plain, vec
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -23,10 +23,10 @@ def _temperature(value: Any) -> str | None:
 @generator(
     "temperature_softmax",
     "Sampling at temperature T: softmax(z / T) of next-token logits, or the top token's probability.",
+    asks=ASKS,
     params=(
         Param("logits", "the logits z, pinned (default: drawn, distinct integers)", None, numbers(2, 6, lo=-20, hi=20)),
         Param("temperature", "T in 0.05..100 (default: drawn from 0.25, 0.5, 2, 4)", None, _temperature),
-        ask_param(*ASKS),
     ),
     example={"logits": [2, 1, 0], "temperature": 0.5, "ask": "vector"},
 )
@@ -90,12 +90,12 @@ def _probability(value: Any) -> str | None:
 @generator(
     "beam_search",
     "Greedy decoding vs beam search (k = 2) over two steps: which sequence each picks, the beam's probability.",
+    asks=BEAM_ASKS,
     params=(
         Param("p_first", "P(A) at step 1, pinned (default: drawn so that greedy misses the best sequence)", None,
             _probability),
         Param("x_after_a", "P(X | A) at step 2, pinned (default: drawn)", None, _probability),
         Param("x_after_b", "P(X | B) at step 2, pinned (default: drawn)", None, _probability),
-        ask_param(*BEAM_ASKS),
     ),
     example={"p_first": 0.6, "x_after_a": 0.55, "x_after_b": 0.9, "ask": "beam"},
     small={"greedy": "the answer is one of the four two-word sequences (shuffled options)",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from studytool.problems.checks import ask_param, int_in, is_int
+from studytool.problems.checks import int_in, is_int
 from studytool.problems.drawing import FOUR_DECIMALS, big, num, pick
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -22,6 +22,7 @@ _PRECISION = {2: "fp16/bf16", 4: "fp32", 1: "int8"}
 @generator(
     "kv_cache",
     "KV-cache memory 2 * layers * B * L * d_model * bytes: the whole cache in MiB, or one more token in KiB.",
+    asks=ASKS,
     params=(
         Param("num_layers", "decoder layers (default: drawn from 6, 12, 24, 32)", None, int_in(1, 1000)),
         Param("batch", "sequences decoded together (default: drawn from 1, 2, 4, 8)", None, int_in(1, 4096)),
@@ -29,7 +30,6 @@ _PRECISION = {2: "fp16/bf16", 4: "fp32", 1: "int8"}
         Param("d_model", "model width (default: drawn from 512..4096)", None, int_in(1, 100_000)),
         Param("bytes_per_value", "bytes per stored number: 1 int8, 2 fp16/bf16, 4 fp32 (default: drawn 2 or 4)",
             None, lambda v: None if is_int(v) and v in (1, 2, 4) else f"expected 1, 2 or 4, got {v!r}"),
-        ask_param(*ASKS),
     ),
     example={"num_layers": 12, "batch": 1, "seq_len": 1024, "d_model": 768, "bytes_per_value": 2, "ask": "total"},
 )

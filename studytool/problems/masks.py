@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from studytool.problems.checks import ask_param, index_below, int_in, numbers, text, tokens
+from studytool.problems.checks import index_below, int_in, numbers, text, tokens
 from studytool.problems.drawing import mat, pick, plain, rows, vec
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -110,11 +110,11 @@ CAUSAL_ASKS = tuple(_CAUSAL_QUESTIONS)
 @generator(
     "causal_mask",
     "The n x n causal mask: its entries, how many are allowed/blocked, which positions step t sees.",
+    asks=CAUSAL_ASKS,
     params=(
         Param("n", "sequence length (default: drawn from 3..6 for the matrix and a row, 3..14 for counts)", None,
             int_in(2, 14)),
         Param("t", "step for ask=visible (default: drawn below n)", None, int_in(0, 11)),
-        ask_param(*CAUSAL_ASKS),
     ),
     example={"n": 4, "ask": "matrix"},
     constraints=(index_below("t", "n"),),
@@ -185,12 +185,12 @@ PADDING_ASKS = tuple(_PADDING_QUESTIONS)
 @generator(
     "padding_mask",
     "The padding mask for a batch of lengths, or how many positions it blocks.",
+    asks=PADDING_ASKS,
     params=(
         Param("lengths", "real lengths of the sentences, pinned (default: drawn)", None,
             numbers(1, 6, lo=1, hi=12, integers=True)),
         Param("batch", "number of sentences (default: drawn from 2..4)", None, int_in(1, 6)),
         Param("max_len", "padded length (default: drawn from 3..6)", None, int_in(2, 12)),
-        ask_param(*PADDING_ASKS),
     ),
     example={"lengths": [3, 5, 2], "max_len": 5, "ask": "matrix"},
     constraints=(_pad_lengths,),
@@ -306,11 +306,11 @@ TEACHER_ASKS = tuple(_TEACHER_QUESTIONS)
 @generator(
     "teacher_forcing",
     "Teacher forcing: the shifted-right decoder input, the labels, what step t sees and predicts.",
+    asks=TEACHER_ASKS,
     params=(
         Param("target", "the target sentence as words, pinned (default: drawn)", None, tokens(2, 6)),
         Param("source", "the source sentence, shown for context (default: drawn with the target)", None, text),
         Param("t", "step for ask=visible/predict (default: drawn)", None, int_in(0, 6)),
-        ask_param(*TEACHER_ASKS),
     ),
     example={"target": ["我", "爱", "AI"], "source": "I love AI", "ask": "decoder_input"},
     constraints=(_step_in_target,),

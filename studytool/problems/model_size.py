@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from studytool.problems.checks import SIZES, ask_param, divisible, int_in
+from studytool.problems.checks import divisible, int_in, sizes
 from studytool.problems.drawing import big, pick
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Tolerance, Variant
@@ -21,10 +21,10 @@ MILLIONS = Tolerance(abs=0.05)   # one decimal of a million, as the paper's "65M
 @generator(
     "tied_embeddings",
     "Parameters saved by tying the (V, d) matrices: encoder-decoder 3 -> 1, decoder-only 2 -> 1.",
+    asks=TIED_ASKS,
     params=(
         Param("vocab", "vocabulary size V (default: drawn from 8000..50000)", None, int_in(1, 10_000_000)),
         Param("d_model", "model width (default: drawn from 256..1024)", None, int_in(1, 100_000)),
-        ask_param(*TIED_ASKS),
     ),
     example={"vocab": 37000, "d_model": 512, "ask": "encoder_decoder"},
 )
@@ -67,12 +67,11 @@ def tied_embeddings(rng: np.random.Generator, *, vocab, d_model, ask) -> Variant
 @generator(
     "transformer_params",
     "The whole encoder-decoder Transformer in millions (nn.Transformer + embeddings + output): base ~ 63.1M.",
+    asks=MODEL_ASKS,
     params=(
         Param("vocab", "shared vocabulary size V (default: drawn from 8000..37000)", None, int_in(1, 10_000_000)),
-        SIZES["d_model"],
-        SIZES["n_heads"],
+        *sizes("d_model", "n_heads"),
         Param("num_layers", "layers N of each stack (default: drawn from 2..12)", None, int_in(1, 1000)),
-        ask_param(*MODEL_ASKS),
     ),
     example={"vocab": 37000, "d_model": 512, "n_heads": 8, "num_layers": 6, "ask": "tied"},
     constraints=(divisible,),

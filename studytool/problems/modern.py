@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from studytool.problems.checks import ask_param, int_in, numbers
+from studytool.problems.checks import int_in, numbers
 from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, num, pick, plain, vec
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -20,10 +20,10 @@ ROPE_ASKS = ("rotate", "score")
 @generator(
     "rms_norm",
     "RMSNorm of one vector (gamma = 1, eps ignored): the root mean square, or the output.",
+    asks=RMS_ASKS,
     params=(
         Param("x", "the token's vector, pinned (default: drawn, distinct non-zero integers)", None,
             numbers(2, 8, lo=-100, hi=100, spread=True)),
-        ask_param(*RMS_ASKS),
     ),
     example={"x": [1, 2, 3, 4], "ask": "output"},
 )
@@ -68,12 +68,12 @@ def _rotate(v: np.ndarray, position: int) -> np.ndarray:
 @generator(
     "rope_score",
     "RoPE on a 2-d pair (theta = 1 rad per position): q rotated to position m, or the score (R_m q).(R_n k).",
+    asks=ROPE_ASKS,
     params=(
         Param("q", "the query pair, pinned (default: drawn integers in -3..3)", None, numbers(2, 2, lo=-10, hi=10)),
         Param("k", "the key pair, pinned (default: drawn integers in -3..3)", None, numbers(2, 2, lo=-10, hi=10)),
         Param("m", "the query's position (default: drawn from 1..5)", None, int_in(0, 100)),
         Param("n", "the key's position (default: drawn from 0..6, != m)", None, int_in(0, 100)),
-        ask_param(*ROPE_ASKS),
     ),
     example={"q": [1, 0], "k": [0, 1], "m": 2, "n": 3, "ask": "score"},
 )

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from studytool.problems.checks import ask_param, int_in, matrix, numbers, pinned_length, range_holds
+from studytool.problems.checks import int_in, matrix, numbers, pinned_length, range_holds
 from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, mat, num, pick, plain, rows, vec
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -121,6 +121,7 @@ LN_ASKS = tuple(_LN_QUESTIONS)
 @generator(
     "layer_norm",
     "LayerNorm of one token's vector: mean, sigma (biased), output; scale/shift invariance.",
+    asks=LN_ASKS,
     params=(
         Param("x", "the token's vector, pinned (default: drawn, distinct integers)", None,
             numbers(3, 8, spread=True)),
@@ -130,7 +131,6 @@ LN_ASKS = tuple(_LN_QUESTIONS)
         Param("scale", "invariance: the input is multiplied by this (default: drawn from ±2..5)", None,
             _scale_check),
         Param("shift", "invariance: then this is added (default: drawn from -5..5, not 0)", None, int_in(-100, 100)),
-        ask_param(*LN_ASKS),
     ),
     example={"x": [1, 2, 3, 4], "ask": "output"},
     constraints=(range_holds("size", "x", 5), pinned_length("x", "size")),
@@ -246,6 +246,7 @@ def _small_batch(p: Mapping[str, Any]) -> str | None:
 @generator(
     "batch_norm",
     "BatchNorm of a small batch: per-dimension mean/std, normalized matrix; LN on the same matrix; axes.",
+    asks=BN_ASKS,
     params=(
         Param("x", "the batch, rows = samples, pinned (default: drawn)", None,
             matrix(4, 4, min_rows=2, min_cols=2, spread=True)),
@@ -253,7 +254,6 @@ def _small_batch(p: Mapping[str, Any]) -> str | None:
         Param("features", "number of features per sample (default: 3)", None, int_in(2, 4)),
         Param("low", "smallest drawn value", 0, int_in(-99, 99)),
         Param("high", "largest drawn value", 15, int_in(-99, 99)),
-        ask_param(*BN_ASKS),
     ),
     example={"x": [[1, 10], [3, 14]], "ask": "output"},
     constraints=(_small_batch, range_holds("batch", "x", 4)),

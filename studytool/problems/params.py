@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from studytool.problems.checks import SIZES, ask_param, divisible, int_in, one_of
+from studytool.problems.checks import divisible, int_in, one_of, sizes
 from studytool.problems.drawing import FOUR_DECIMALS, big, num, pick
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -209,16 +209,15 @@ ASKS = tuple(_QUESTIONS)
 @generator(
     "param_count",
     "Parameter counts: embedding, MHA, FFN (with/without biases), encoder/decoder block, N layers, FFN share.",
+    asks=ASKS,
     params=(
-        SIZES["d_model"],
-        SIZES["n_heads"],
+        *sizes("d_model", "n_heads"),
         Param("d_ff", "FFN hidden width (default: 4 * d_model)", None, int_in(1, 1_000_000)),
         Param("vocab", "vocabulary size for ask=embedding (default: drawn)", None, int_in(1, 10_000_000)),
         Param("num_layers", "layers for ask=stack (default: drawn from 2..12)", None, int_in(1, 1000)),
         Param("convention", "blocks/stacks: 'notes' = weight matrices only (the notes' 3,145,728), "
             "'full' = with biases and LayerNorms as PyTorch (default: drawn)", None, one_of("notes", "full"),
             ("notes", "full")),
-        ask_param(*ASKS),
     ),
     example={"d_model": 512, "n_heads": 8, "d_ff": 2048, "ask": "encoder_layer", "convention": "notes"},
     constraints=(divisible,),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from studytool.problems.checks import ask_param, index_below, int_in
+from studytool.problems.checks import index_below, int_in
 from studytool.problems.drawing import FOUR_DECIMALS, floats, num, pick, vec
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -61,11 +61,11 @@ def _wrong_rows(pos: int, d_model: int) -> dict[str, np.ndarray]:
 @generator(
     "positional_encoding",
     "Sinusoidal PE: one value PE(pos, j) or the row PE(pos, :), odd and even d_model.",
+    asks=ASKS,
     params=(
         Param("d_model", "encoding width (default: drawn from 3..6, odd and even)", None, int_in(1, 1024)),
         Param("pos", "position (default: drawn from 0..9)", None, int_in(0, 10_000)),
         Param("j", "column for ask=value (default: drawn below d_model)", None, int_in(0, 1023)),
-        ask_param(*ASKS),
     ),
     example={"d_model": 3, "pos": 1, "ask": "row"},
     constraints=(index_below("j", "d_model"),),

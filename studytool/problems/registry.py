@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -125,11 +125,15 @@ _BY_NAME: dict[str, Generator] = {}
 _discovered = False
 
 
-def generator(name: str, summary: str, *, params: tuple[Param, ...], example: Mapping[str, Any],
+def generator(name: str, summary: str, *, asks: Iterable[str], params: tuple[Param, ...], example: Mapping[str, Any],
               constraints: tuple[Callable[[Mapping[str, Any]], "str | None"], ...] = (),
               small: Mapping[str, str] | None = None) -> Callable[[Callable[..., Variant]], Callable[..., Variant]]:
-    """Declare the decorated draw function as the generator `name` (its parameters, the notes' example,
-    cross-parameter constraints and the sub-questions whose answers are few by nature)."""
+    """Declare the decorated draw function as the generator `name`: its sub-questions (`asks`, which become
+    the last parameter, `ask`), its other parameters, the notes' example, cross-parameter constraints and
+    the sub-questions whose answers are few by nature."""
+    from studytool.problems.checks import ask_param
+
+    params = (*params, ask_param(*asks))
 
     def register(function: Callable[..., Variant]) -> Callable[..., Variant]:
         known = _BY_NAME.get(name)

@@ -14,7 +14,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from studytool.i18n import _
-from studytool.problems.checks import SIZES, ask_param, divisible, int_in
+from studytool.problems.checks import NOTES_LAYER, divisible, int_in, sizes
 from studytool.problems.drawing import TRIES, pick, shape
 from studytool.problems.vocabulary import step_name
 from studytool.problems.registry import Param, generator
@@ -125,14 +125,9 @@ def _mha_hints(ask: str, s: Sizes) -> tuple[Hint, ...]:
 @generator(
     "multi_head_shapes",
     "Shapes through multi-head self-attention: projection, split, transpose, scores, weighted sum, concat, output.",
-    params=(
-        SIZES["batch"],
-        SIZES["seq_len"],
-        SIZES["d_model"],
-        SIZES["n_heads"],
-        ask_param(*MHA_ASKS),
-    ),
-    example={"batch": 32, "seq_len": 10, "d_model": 512, "n_heads": 8, "ask": "scores"},
+    asks=MHA_ASKS,
+    params=sizes(*NOTES_LAYER),   # the layer's four sizes
+    example={**NOTES_LAYER, "ask": "scores"},
     constraints=(divisible,),
 )
 def multi_head_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads, ask) -> Variant:
@@ -188,14 +183,13 @@ def _src_tgt_distinct(p: Mapping[str, Any]) -> str | None:
 @generator(
     "cross_attention_shapes",
     "Cross-attention: Q from the decoder, K/V from the encoder; rectangular scores [B, h, L_tgt, L_src].",
+    asks=CROSS_ASKS,
     params=(
-        SIZES["batch"],
+        *sizes("batch"),
         Param("src_len", "source (encoder) length (default: drawn from 3..64)", None, int_in(1, 100_000)),
         Param("tgt_len", "target (decoder) length (default: drawn from 3..64, != src_len)", None,
             int_in(1, 100_000)),
-        SIZES["d_model"],
-        SIZES["n_heads"],
-        ask_param(*CROSS_ASKS),
+        *sizes("d_model", "n_heads"),
     ),
     example={"batch": 32, "src_len": 10, "tgt_len": 4, "d_model": 512, "n_heads": 8, "ask": "source"},
     constraints=(divisible, _src_tgt_distinct),
@@ -240,12 +234,10 @@ def cross_attention_shapes(rng: np.random.Generator, *, batch, src_len, tgt_len,
 @generator(
     "ffn_shapes",
     "The position-wise FFN: expand to d_ff = 4 d_model, ReLU, contract back; weight shapes.",
+    asks=FFN_ASKS,
     params=(
-        SIZES["batch"],
-        SIZES["seq_len"],
-        SIZES["d_model"],
+        *sizes("batch", "seq_len", "d_model"),
         Param("d_ff", "hidden width (default: 4 * d_model)", None, int_in(1, 1_000_000)),
-        ask_param(*FFN_ASKS),
     ),
     example={"batch": 32, "seq_len": 10, "d_model": 512, "d_ff": 2048, "ask": "expand"},
 )

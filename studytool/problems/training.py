@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from studytool.problems.checks import ask_param, int_in
+from studytool.problems.checks import int_in
 from studytool.problems.drawing import FOUR_DECIMALS, num, pick
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -29,11 +29,11 @@ def noam_lr(step: int, d_model: int, warmup: int) -> float:
 @generator(
     "warmup_lr",
     "The paper's schedule lr = d^-0.5 * min(s^-0.5, s * warmup^-1.5): lr at step s, or the peak, x 1e-4.",
+    asks=ASKS,
     params=(
         Param("d_model", "model width (default: drawn from 256..1024)", None, int_in(1, 100_000)),
         Param("warmup", "warm-up steps (default: drawn from 1000..8000)", None, int_in(1, 1_000_000)),
         Param("step", "training step s for ask=lr (default: drawn around warmup)", None, int_in(1, 10_000_000)),
-        ask_param(*ASKS),
     ),
     example={"d_model": 512, "warmup": 4000, "ask": "peak"},
 )

@@ -118,5 +118,5 @@ def test_two_generators_of_one_name_in_different_modules_are_refused():
 
     impostor.__module__ = "somewhere.else"
     with pytest.raises(ValueError, match="two generators are called 'softmax'"):
-        registry.generator("softmax", "a second softmax", params=(), example={})(impostor)
+        registry.generator("softmax", "a second softmax", asks=("all",), params=(), example={})(impostor)
     assert registry.get("softmax").function.__module__ == "studytool.problems.attention"
