@@ -29,12 +29,13 @@ class Item:
     solution: tuple[str, ...]   # worked steps
     why: str | None
     source: str
+    level: int = 1              # how far a generated question has grown (`problems/levels.py`)
 
     def to_json(self) -> dict:
         return {"card": self.card, "kind": self.kind, "answer_kind": self.answer_kind, "prompt": self.prompt,
                 "options": list(self.options),
                 "answer": self.answer, "format": self.answer_format, "solution": list(self.solution),
-                "why": self.why, "source": self.source}
+                "why": self.why, "source": self.source, "level": self.level}
 
 
 @dataclass(frozen=True)
@@ -44,16 +45,16 @@ class Worksheet:
 
 
 def build(decks: Sequence[Deck], *, deck_ids: Sequence[str] = (), tags: Sequence[str] = (), topic: str | None = None,
-          count: int | None = None, seed: int | None = None) -> Worksheet:
-    """Pose the selected cards (`plan`'s order and variant seeds); `seed=None` picks one."""
+          count: int | None = None, seed: int | None = None, level: int = 1) -> Worksheet:
+    """Pose the selected cards (`plan`'s order and variant seeds) at `level` (1-3); `seed=None` picks one."""
     from studytool.decks.select import plan
 
     posings = plan(decks, deck_ids=deck_ids, tags=tags, topic=topic, count=count, seed=seed)
     items = []
     for posing in posings:
-        card, variant = posing.card, posing.card.pose(posing.seed)
+        card, variant = posing.card, posing.card.pose(posing.seed, level)
         items.append(Item(card.key, card.kind, variant.kind, variant.prompt, variant.options, format_answer(variant),
-                          format_hint(variant), variant.solution, card.why, card.source))
+                          format_hint(variant), variant.solution, card.why, card.source, variant.level))
     return Worksheet(posings.seed, tuple(items))
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from studytool.decks.model import Card, Deck
 from studytool.errors import StudytoolError
 from studytool.i18n import _
+from studytool.problems.levels import level_for
 from studytool.study.store import Schedule, Store, format_time, parse_time
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ class Shown:
     reps: int
     lapses: int
     reviews: tuple[Logged, ...]
+    level: int | None = None   # the level of the next showing of a generated card (`problems/levels.py`)
 
     def to_json(self) -> dict[str, Any]:
         flags = self.listed.flags
@@ -104,6 +106,7 @@ class Shown:
             "buried_until": flags.buried_until.isoformat() if flags.buried(self.listed.now) else None,
             "forgotten_at": flags.reset_at.isoformat() if flags.reset_at else None,
             "reviews": [review.to_json() for review in self.reviews],
+            "next_level": self.level,
         }
 
 
@@ -209,7 +212,9 @@ def show(store: Store, card: Card, *, now: datetime, scheduler: Scheduler) -> Sh
                            r["duration_ms"]) for r in rows)
     reps, lapses = _counts(store, card.key)
     recall = scheduler.retrievability(listed.schedule, now) if listed.schedule else None
-    return Shown(listed, recall, reps, lapses, reviews)
+    schedule = listed.schedule
+    level = (level_for(schedule.stability, schedule.state) if schedule else 1) if card.kind == "generated" else None
+    return Shown(listed, recall, reps, lapses, reviews, level)
 
 
 # --- the learner's decisions ---------------------------------------------------

@@ -33,6 +33,15 @@ class Showing:
     seed: int | None
     again: bool = False              # a (re)learning step come back, not one of the session's own cards
     due: datetime | None = None      # a learning step: not before this moment (None: ask in turn)
+    level: int = 1                   # how far a generated question has grown (`problems/levels.py`)
+
+
+def card_level(store: Store, key: str) -> int:
+    """The level the card's next showing uses: from its stability, one down while it relearns."""
+    from studytool.problems.levels import level_for
+
+    schedule = store.schedule(key)
+    return level_for(schedule.stability, schedule.state) if schedule else 1
 
 
 @dataclass(frozen=True)
@@ -118,6 +127,7 @@ def review_queue(
     poses the notes' own example.
     """
     from studytool.decks.select import plan, prerequisite_order
+    from studytool.problems.levels import level_for
     from studytool.study.cards import hidden_keys
 
     days = days or Days()
@@ -133,14 +143,15 @@ def review_queue(
         card = selected.get(key)
         if card is None:
             continue
+        level = level_for(schedule.stability, schedule.state)
         if schedule.state == REVIEW_STATE:
             if schedule.due < end and reviews_left[card.deck] > 0:
                 reviews_left[card.deck] -= 1
-                due.append(Showing(card, rng.randrange(SEED_RANGE)))
+                due.append(Showing(card, rng.randrange(SEED_RANGE), level=level))
         elif schedule.due <= now:
-            due.append(Showing(card, rng.randrange(SEED_RANGE)))
+            due.append(Showing(card, rng.randrange(SEED_RANGE), level=level))
         elif schedule.due <= now + LEARN_AHEAD:
-            waiting.append(Showing(card, rng.randrange(SEED_RANGE), again=True, due=schedule.due))
+            waiting.append(Showing(card, rng.randrange(SEED_RANGE), again=True, due=schedule.due, level=level))
     started = store.new_cards_by_deck(start)
     # as Anki's "new cards ignore review limit" (off by default): new cards fit in what the review cap leaves
     room = {deck: max(0, min(limit.new - started.get(deck, 0), reviews_left[deck])) for deck, limit in limits.items()}

@@ -32,7 +32,8 @@ from studytool.decks.model import Card, Deck
 from studytool.i18n import _
 from studytool.problems.variant import Variant
 from studytool.study.implicit import ImplicitCredit, implicit_credit
-from studytool.study.queue import LEARN_AHEAD, SEED_RANGE, Showing, review_outlook, review_queue, study_days, study_rules
+from studytool.study.queue import (LEARN_AHEAD, SEED_RANGE, Showing, card_level, review_outlook, review_queue,
+                                   study_days, study_rules)
 from studytool.study.scheduler import LEARNING, RELEARNING, Rules, Scheduler, rating_for
 from studytool.study.store import Answer, Schedule, Store
 from studytool.study.summary import Progress, Result, Summary
@@ -150,7 +151,7 @@ class Session:
 
     def _pose(self, showing: Showing) -> None:
         card = showing.card
-        variant = card.pose(showing.seed)
+        variant = card.pose(showing.seed, showing.level)
         self.on_screen = (card, variant, self._progress(showing))
         self.view.show_card(*self.on_screen)
         shown_at = time.monotonic()
@@ -167,6 +168,8 @@ class Session:
         if hinted and correct:
             rating = min(rating, 2)   # right after :explain showed the formula box: Hard, not a plain right one
         params = {**variant.params, "hinted": True} if hinted else dict(variant.params)   # with the layout
+        if card.kind == "generated":
+            params["level"] = variant.level   # how far the question had grown (problems/levels.py)
         answer = Answer(  # an answer that moves the schedule is a review, whichever command asked it
             card=card.key, topic=card.topic, mode="review" if self.rules else self.mode, rating=rating,
             correct=correct, answer=typed, seed=showing.seed, params=params,
@@ -269,7 +272,7 @@ class Session:
         seed = showing.seed
         while seed == showing.seed:
             seed = self.rng.randrange(SEED_RANGE)
-        again = Showing(showing.card, seed, again=True, due=due)
+        again = Showing(showing.card, seed, again=True, due=due, level=showing.level)
         self.learning.append(again)
         self.returning[review_id] = again
 
@@ -308,9 +311,13 @@ def quiz(
     count: int | None = None,
     seed: int | None = None,
     reschedule: bool = False,
+    level: int | None = None,
     clock: Clock = clock_now,
 ) -> Summary:
     """A practice session over a seeded selection: the same cards and variants as `worksheet`.
+
+    `level` (1-3) pins how far generated questions grow; by default each card's
+    follows its stability (`problems/levels.py`), so only `--level` matches a worksheet's.
 
     Answers go to the history (mode `quiz`) and the schedule does not move;
     with `reschedule`, each answer moves its card's schedule as a review does
@@ -320,7 +327,8 @@ def quiz(
     from studytool.decks.select import plan
 
     posings = plan(decks, deck_ids=deck_ids, tags=tags, topic=topic, count=count, seed=seed)
-    queue = [Showing(posing.card, posing.seed) for posing in posings]
+    queue = [Showing(posing.card, posing.seed, level=level or card_level(store, posing.card.key))
+             for posing in posings]
     rules = study_rules(store) if reschedule else None
     implicit = implicit_credit(store, decks, rules) if rules else None
     summary = Session(store, queue, mode="quiz", ask=ask, view=view, rules=rules, clock=clock,

@@ -48,6 +48,7 @@ class Result:
             "correct": self.correct,
             "rating": self.rating,
             "hinted": self.hinted,
+            "level": self.variant.level,
         }
 
 

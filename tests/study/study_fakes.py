@@ -16,7 +16,7 @@ T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
 class Drawn(Card):
     """A stand-in for a generated card: seed s asks for s + 1 (None: the example, 41 + 1)."""
 
-    def pose(self, seed: int | None = None) -> Variant:
+    def pose(self, seed: int | None = None, level: int = 1) -> Variant:
         base = 41 if seed is None else seed
         return Variant(prompt=f"{base} + 1 = ?", kind="scalar", answer=base + 1, seed=seed,
                        generator="plus-one", params={"x": base})

@@ -86,7 +86,7 @@ def test_review_session_commits_each_answer_with_its_variant_seed(store):
                      rng=random.Random(5))
     seed = summary.results[0].seed
     row = store.con.execute("SELECT seed, params FROM reviews ORDER BY id DESC").fetchone()
-    assert seed is not None and (row["seed"], row["params"]) == (seed, f'{{"x": {seed}}}')
+    assert seed is not None and (row["seed"], row["params"]) == (seed, f'{{"x": {seed}, "level": 1}}')   # its level
 
 
 def test_editing_a_cards_text_keeps_its_progress(store):

@@ -66,6 +66,9 @@ def quiz_command(
     seed: Annotated[Optional[int], seed_option("Same seed, same cards and variants as worksheet.")] = None,
     reschedule: bool = typer.Option(
         False, "--reschedule", help="Answers move the schedule as in a review (as Anki's filtered decks do)."),
+    level: Optional[int] = typer.Option(
+        None, "--level", metavar="N", min=1, max=3,
+        help="Generated questions at level 1-3 (default: each card's, from its stability; 1 = the notes' sizes)."),
     as_json: Annotated[bool, _SESSION_JSON] = False,
 ) -> None:
     """Practice a seeded selection of cards; answers are recorded but the schedule does not move (unless --reschedule).
@@ -76,14 +79,15 @@ def quiz_command(
 
     _study(ctx, as_json, lambda store, decks, ask, view: session.quiz(
         store, decks, ask=ask, view=view, deck_ids=deck, tags=tag, topic=topic, count=count, seed=seed,
-        reschedule=reschedule))
+        reschedule=reschedule, level=level))
 
 
 def review_command(
     ctx: typer.Context,
     deck: Decks = [],
     new: Optional[int] = typer.Option(
-        None, "--new", metavar="N", min=0, help="New cards per deck today, this once (default: config new_per_day)."),
+        None, "--new", metavar="N", min=0, max=9999,   # config new_per_day's bound
+        help="New cards per deck today, this once (default: config new_per_day)."),
     retention: Optional[float] = typer.Option(
         None, "--retention", metavar="R", help="Desired retention (0.7-0.99); remembered in the database. Default 0.9."),
     as_json: Annotated[bool, _SESSION_JSON] = False,

@@ -23,6 +23,8 @@ def worksheet_command(
     topic: Topic = None,
     count: int = typer.Option(10, "--count", metavar="N", min=1, help="How many questions."),
     seed: Annotated[Optional[int], seed_option("Same seed, same questions as quiz --seed.")] = None,
+    level: int = typer.Option(1, "--level", metavar="N", min=1, max=3,
+                              help="Generated questions at level 1-3 (1 = the notes' sizes; as quiz --level)."),
     format_: Format = typer.Option(Format.md, "--format", metavar="md|json",
                                    help="md (printable Markdown) or json (one JSON document)."),
 ) -> None:
@@ -31,7 +33,7 @@ def worksheet_command(
     from studytool.decks.loader import load_decks
     from studytool.worksheet import build, to_json, to_markdown
 
-    sheet = build(load_decks(ctx.obj), deck_ids=deck, tags=tag, topic=topic, count=count, seed=seed)
+    sheet = build(load_decks(ctx.obj), deck_ids=deck, tags=tag, topic=topic, count=count, seed=seed, level=level)
     if format_ is Format.json:
         print_json(to_json(sheet))
     else:

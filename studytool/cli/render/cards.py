@@ -88,6 +88,7 @@ def render_card(console: Console, shown: Shown) -> None:
         (_("Retrievability now"), recall),
         (_("Reps"), str(shown.reps)),
         (_("Lapses"), str(shown.lapses)),
+        (_("Next level"), str(shown.level) if shown.level is not None else "—"),
         (_("Flags"), _flag_words(listed) or "—"),
     ]
     width = max(cell_len(label) for label, _value in facts)   # Chinese labels are two cells a character
