@@ -154,12 +154,6 @@ def load_deck_file(path: Path) -> Deck:
     return _decks_or_raise(scan([path]))[0]
 
 
-def check(paths: Sequence[Path]) -> list[str]:
-    """The problems of these deck files and folders (empty: all good)."""
-    notes = Scan()
-    return scan(expand(paths, notes), notes=notes).problems
-
-
 def _decks_or_raise(result: Scan) -> list[Deck]:
     if result.broken:
         raise DeckError(result.broken)

@@ -15,8 +15,8 @@ from studytool.config import Settings
 from studytool.decks.loader import (
     MAX_BYTES,
     DeckError,
+    Scan,
     bundled_sources,
-    check,
     expand,
     load_deck_file,
     load_decks,
@@ -25,6 +25,14 @@ from studytool.decks.loader import (
 from studytool.errors import StudytoolError
 
 HERE = Path(__file__).parent
+
+
+def check(paths) -> list[str]:
+    """The problems of these deck files and folders, as `studytool decks check FILE` lists them."""
+    notes = Scan()
+    return scan(expand(paths, notes), notes=notes).problems
+
+
 GOOD = HERE / "good" / "every-kind.yaml"
 BROKEN = HERE / "broken"
 

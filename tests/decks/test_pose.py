@@ -143,11 +143,11 @@ DECK_HEAD = "deck: pins\ntitle: t\nsource: s\ncards:\n"
 
 
 def _problems(tmp_path, card_yaml: str) -> list[str]:
-    from studytool.decks.loader import check
+    from studytool.decks.loader import scan
 
     path = tmp_path / "pins.yaml"
     path.write_text(DECK_HEAD + card_yaml, encoding="utf-8")
-    return [line.split(": ", 1)[1] for line in check([path])]
+    return [line.split(": ", 1)[1] for line in scan([path]).problems]
 
 
 def test_an_option_that_speaks_of_the_others_must_be_pinned(tmp_path):
