@@ -266,6 +266,12 @@ ZH: dict[str, str] = {
     "Steps of a forgotten card before it is a review card again.": "遗忘的卡片重新成为复习卡前的重学步长。",
     "The 21 FSRS weights (`studytool optimize` fits them to your reviews).":
         "FSRS 的 21 个权重（`studytool optimize` 会按你的复习记录拟合）。",
+    "Session ended early.": "本次学习提前结束。",
+    "{n} card still due now.": "现在还有 {n} 张卡片到期。",
+    "{n} cards still due now.": "现在还有 {n} 张卡片到期。",
+    "Today's review limit holds them back (config max_reviews_per_day).":
+        "它们超出了今天的复习上限（config max_reviews_per_day）。",
+    "(you opened :explain: rated at most Hard)": "（你打开过 :explain：最多评为“困难”）",
     "unknown setting {name!r}; settings: {names}": "没有设置项 {name!r}；现有设置项：{names}",
     "{name} is one value for every deck (as in Anki); drop --deck": "{name} 对所有卡组只有一个值（与 Anki 相同）；去掉 --deck",
     "{name} must be {expected}": "{name} 必须是{expected}",
@@ -393,7 +399,6 @@ ZH: dict[str, str] = {
     "No new cards left in these decks.": "这些卡组里已没有新卡片。",
     # scheduling: the clock, Anki's day, the outlook, leeches
     "Due tomorrow: {tomorrow}; in the next 7 days: {week}.": "明天到期：{tomorrow} 张；未来 7 天：{week} 张。",
-    "Cards are due now.": "现在就有卡片到期。",
     "STUDYTOOL_NOW must be an ISO 8601 time with an offset, like 2026-03-02T08:00:00+00:00; got {value!r}":
         "STUDYTOOL_NOW 必须是带时区偏移的 ISO 8601 时间，例如 2026-03-02T08:00:00+00:00；收到的是 {value!r}",
     "day_start must be an hour from 0 to 23, got {value}": "day_start 必须是 0 到 23 之间的整点，收到的是 {value}",

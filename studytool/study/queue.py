@@ -177,6 +177,7 @@ class Outlook:
 
     now: datetime
     next_due: datetime | None   # the soonest scheduled card of the selection (None: none scheduled yet)
+    due_now: int                # what a review started now would ask (as `stats`), were no limit in the way
     due_today: int              # selected cards due before the day ends, later than now
     due_tomorrow: int           # due during tomorrow (an Anki day: from day_start to day_start)
     due_week: int               # due during the 7 days after today
@@ -187,6 +188,7 @@ class Outlook:
     def to_json(self) -> dict[str, Any]:
         return {
             "next_due": self.next_due.isoformat() if self.next_due else None,
+            "due_now": self.due_now,
             "due_today": self.due_today,
             "due_tomorrow": self.due_tomorrow,
             "due_next_7_days": self.due_week,
@@ -213,10 +215,14 @@ def review_outlook(
     suspended = hidden_keys(store, days.start(today + 1))   # at tomorrow's start a card buried today is back
     scheduled = [(key, due) for key, due in store.due_times() if key in cards]
     dues = [due for key, due in scheduled if key not in suspended]   # UTC text sorts like time: no parsing
+    states = dict(store.con.execute("SELECT key, state FROM cards").fetchall())
+    due_now = sum(due <= bounds[0] or (states[key] == REVIEW_STATE and due < bounds[1])   # as stats.due_now
+                  for key, due in scheduled if key not in suspended)
     new_left, limit_total = new_room(store, sorted({card.deck for card in cards.values()}), new_limit, now, days)
     return Outlook(
         now=now,
         next_due=parse_time(min(dues)) if dues else None,
+        due_now=due_now,
         due_today=sum(bounds[0] < due < bounds[1] for due in dues),
         due_tomorrow=sum(bounds[1] <= due < bounds[2] for due in dues),
         due_week=sum(bounds[1] <= due < bounds[3] for due in dues),

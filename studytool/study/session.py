@@ -101,7 +101,7 @@ class Session:
 
     def run(self) -> Summary:
         started = time.monotonic()
-        interrupted = False
+        interrupted, showing = False, None
         try:
             while (showing := self._next()) is not None:
                 try:
@@ -118,7 +118,8 @@ class Session:
         except KeyboardInterrupt:
             interrupted = True
         return Summary(self.mode, tuple(self.results), self.skipped, time.monotonic() - started,
-                       interrupted=interrupted, credited=sum(map(len, self.credits.values())))
+                       interrupted=interrupted, credited=sum(map(len, self.credits.values())),
+                       ended_early=showing is not None)   # :q, EOF or Ctrl-C with a card on screen
 
     def _next(self) -> Showing | None:
         """A learning step due now; else the next card in turn; else, learning ahead, the soonest step due within 20 min."""

@@ -62,6 +62,7 @@ class Summary:
     interrupted: bool = False  # ended by Ctrl-C (the CLI exits 130 after the summary)
     outlook: Outlook | None = None  # review and quiz --reschedule: when the cards come back
     credited: int = 0  # prerequisite cards implicit review moved (`implicit.py`), answers taken back not counted
+    ended_early: bool = False  # :q, end of input or Ctrl-C while cards were left to ask
 
     @property
     def answered(self) -> int:
@@ -92,4 +93,5 @@ class Summary:
             "weakest_topics": [score.to_json() for score in self.weakest()],
             "outlook": self.outlook.to_json() if self.outlook else None,
             "implicit_credits": self.credited,
+            "ended_early": self.ended_early,
         }

@@ -163,3 +163,46 @@ def test_the_outlook_after_a_review_does_not_wait_for_a_suspended_card(env):
     run(env, ["cards", "unsuspend", key])
     outlook = doc(env, ["review", "--deck", "drill", "--new", "0"], "2026-03-02T08:05:00+00:00")["outlook"]
     assert "2026-03-02T08:10:00" <= outlook["next_due"] < "2026-03-02T08:12:30" and outlook["due_today"] == 1  # fuzz
+
+
+def test_show_prints_a_typed_answer_with_its_control_characters_visible(env):
+    """A stored answer with ESC[2J, a colour and an OSC 52 clipboard write must not reach the terminal raw."""
+    (env / "rr.yaml").write_text("deck: rr\ntitle: r\nsource: t\ncards:\n"
+                                 "  - id: r1\n    kind: recall\n    topic: softmax\n    q: Say it\n    a: it\n",
+                                 encoding="utf-8")
+    typed = "x \x1b[2J\x1b[31mRED \x1b]52;c;SGVsbG8=\x07 end"
+    assert run(env, ["quiz", "--deck", "rr", "--count", "1"], text=f"{typed}\n3\n").exit_code == 0
+    assert doc(env, ["cards", "show", "rr/r1"])["reviews"][0]["answer"] == typed   # stored as typed
+    page = run(env, ["cards", "show", "rr/r1"]).stdout
+    assert not any(char in page for char in "\x1b\x07")
+    assert "\\x1b[2J\\x1b[31mRED" in page and "\\x1b]52;c;SGVsbG8=\\x07" in "".join(page.split())
+
+
+def _six_review_cards_due(env):
+    run(env, ["config", "learning_steps", ""])   # no steps: a right answer makes a new card a review card
+    assert len(reviewed(env, MONDAY, "7\n" * 6)) == 6
+    return "2026-03-20T08:00:00+00:00"             # weeks later: all six are due
+
+
+def test_quitting_at_the_first_card_says_how_many_are_still_due_now(env):
+    later = _six_review_cards_due(env)
+    [due_in_stats] = [deck["due_now"] for deck in doc(env, ["stats"], later)["decks"] if deck["deck"] == "drill"]
+    for text in (":q\n", ""):   # :q, or the end of input
+        result = run(env, ["review", "--deck", "drill", "--json"], later, text)
+        summary = json.loads(result.stdout)
+        assert (summary["outlook"]["due_now"], summary["ended_early"]) == (due_in_stats, True) == (6, True)
+        assert "Session ended early. 6 cards still due now." in " ".join(result.stderr.split())
+        assert "Nothing to review" not in result.stderr
+    screen = " ".join(run(env, ["review", "--deck", "drill"], later, "7\n:q\n").stdout.split())
+    assert "Session ended early. 5 cards still due now." in screen
+
+
+def test_cards_over_the_review_limit_are_counted_as_still_due(env):
+    later = _six_review_cards_due(env)
+    run(env, ["config", "max_reviews_per_day", "2"])
+    result = run(env, ["review", "--deck", "drill", "--json"], later, "7\n7\n")
+    summary = json.loads(result.stdout)
+    assert (summary["answered"], summary["ended_early"], summary["outlook"]["due_now"]) == (2, False, 4)
+    again = run(env, ["review", "--deck", "drill"], later)
+    assert "4 cards still due now. Today's review limit holds them back (config max_reviews_per_day)." in " ".join(
+        again.stdout.split())

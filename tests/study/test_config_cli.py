@@ -140,3 +140,11 @@ def test_config_lists_a_bad_value_marked_and_repairs_it(env):
     assert (one["value"], one["invalid"]) == ("1e+08d \x1b[2J", "steps like '1m 10m' (units s, m, h, d)")
     assert run(env, "config", "learning_steps", "2m 20m").stdout == "learning_steps = 2m 20m  (set)\n"
     assert run(env, "review", text="7\n" * 12).exit_code == 0
+
+
+def test_review_new_is_bounded_as_new_per_day_is(env):
+    """`--new 10**21` was taken: 'New cards: 4000000000000000000000 of 4000000000000000000000 left'."""
+    result = run(env, "review", "--new", str(10**21))
+    assert result.exit_code == 2   # a usage error, as every out-of-range option
+    assert "must be 9999 or less" in result.stderr and result.stderr.count("\n") == 2
+    assert doc(env, "review", "--deck", "drill", "--new", "9999", text="")["outlook"]["new_limit"] == 9999

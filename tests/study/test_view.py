@@ -133,7 +133,7 @@ def test_wrapped_solution_hint_and_why_lines_stay_indented():
 
 
 def test_an_empty_review_says_when_the_next_card_is_due_and_what_the_new_limit_leaves():
-    later_today = Outlook(T0, T0 + timedelta(minutes=10), due_today=11, due_tomorrow=3, due_week=9, new_left=0,
+    later_today = Outlook(T0, T0 + timedelta(minutes=10), due_now=0, due_today=11, due_tomorrow=3, due_week=9, new_left=0,
                           new_limit=20, new_unseen=5)
     assert outlook_text(later_today) == ("Nothing to review now. Next card due at 09:40 (11 due later today). "
                                          "Due tomorrow: 3; in the next 7 days: 9. "
@@ -148,7 +148,7 @@ def test_an_empty_review_says_when_the_next_card_is_due_and_what_the_new_limit_l
 
 
 def test_after_a_session_the_summary_says_when_cards_come_back():
-    outlook = Outlook(T0, T0 + timedelta(days=1), due_today=0, due_tomorrow=2, due_week=5, new_left=3,
+    outlook = Outlook(T0, T0 + timedelta(days=1), due_now=0, due_today=0, due_tomorrow=2, due_week=5, new_left=3,
                       new_limit=20, new_unseen=7)
     console = screen(200)
     show_summary(console, Summary("review", (), 0, 61.0, outlook=outlook))
@@ -160,8 +160,25 @@ def test_after_a_session_the_summary_says_when_cards_come_back():
     show_summary(console, answered)
     assert "Next card due 2026-03-02 at 09:30. Due tomorrow: 2; in the next 7 days: 5." in text(console)
     assert "Nothing to review" not in text(console) and "New cards" not in text(console)
-    overdue = replace(outlook, next_due=T0 - timedelta(hours=1))   # after :q, cards left due
-    assert outlook_text(overdue, asked=True) == "Cards are due now. Due tomorrow: 2; in the next 7 days: 5."
+    held_back = replace(outlook, next_due=T0 - timedelta(hours=1), due_now=4)   # the session ran out of its limit
+    assert outlook_text(held_back, asked=True) == ("4 cards still due now. Today's review limit holds them back "
+                                                   "(config max_reviews_per_day). Due tomorrow: 2; in the next 7 days: 5.")
+
+
+def test_a_session_ended_early_says_how_many_cards_are_still_due_now():
+    """After :q or end of input on card 1 of 127 it said "Nothing to review now. Cards are due now." with 55 due."""
+    outlook = Outlook(T0, T0 - timedelta(days=1), due_now=55, due_today=0, due_tomorrow=6, due_week=11, new_left=80,
+                      new_limit=80, new_unseen=80)
+    console = screen(200)
+    show_summary(console, Summary("review", (), 0, 3.0, outlook=outlook, ended_early=True))
+    assert text(console) == ("Session ended early. 55 cards still due now. Due tomorrow: 6; in the next 7 days: 11. "
+                             "New cards: 80 of 80 left today (use --new N for more).\n")
+    card = number("n", 7)
+    answered = Summary("review", (Result(card, None, card.pose(None), "7", "7", True, 3, None, review_id=1),), 0, 3.0,
+                       outlook=replace(outlook, due_now=1), ended_early=True)
+    console = screen(200)
+    show_summary(console, answered)
+    assert "Session ended early. 1 card still due now. Due tomorrow: 6" in text(console)
 
 
 def test_a_wrapped_recall_reference_answer_stays_indented():
@@ -172,3 +189,16 @@ def test_a_wrapped_recall_reference_answer_stays_indented():
     lines = text(console).splitlines()
     assert lines[0].startswith("Answer:") and len(lines) > 2
     assert all(line.startswith("  ") for line in lines[1:])
+
+
+def test_a_right_answer_after_explain_says_why_it_is_rated_hard():
+    """A 4 typed after :explain became Hard with no word why."""
+    for card, typed in ((recall("r"), "4"), (number("n", 7), "7")):
+        variant = card.pose(None)
+        for hinted, said in ((True, True), (False, False)):
+            console = screen(200)
+            TerminalView(console).show_result(Result(card, None, variant, typed, "7", True, 2, None, 1, hinted))
+            assert ("(you opened :explain: rated at most Hard)" in text(console)) is said, (card.kind, hinted)
+    console = screen(200)
+    TerminalView(console).show_result(Result(card, None, variant, "8", "7", False, 1, None, 1, hinted=True))
+    assert ":explain" not in text(console)   # a miss stays Again: nothing was lowered

@@ -75,6 +75,8 @@ def render_card_list(console: Console, found: Sequence[Listed]) -> None:
 
 
 def render_card(console: Console, shown: Shown) -> None:
+    from studytool.cli.safety import visible
+
     listed, schedule = shown.listed, shown.listed.schedule
     recall = f"{100 * shown.retrievability:.1f}%" if shown.retrievability is not None else "—"
     facts = [
@@ -102,7 +104,7 @@ def render_card(console: Console, shown: Shown) -> None:
         table.add_column(header)
     for review in shown.reviews:
         table.add_row(_when(review.time), review.mode, rating_word(review.rating),
-                      "✓" if review.correct else "✗", escape(review.answer))
+                      "✓" if review.correct else "✗", escape(visible(review.answer)))   # typed: ESC never raw
     emit(console, table)
 
 

@@ -118,11 +118,16 @@ class TerminalView:
         emit(self.console, _Labelled(f"[bold]{_('Answer')}:[/]", str(variant.answer)))
 
     def show_result(self, result: Result) -> None:
+        # a right answer after :explain is rated at most Hard (session.py): say so, or the rating looks arbitrary
+        capped = ""
+        if result.hinted and result.correct:
+            capped = f"  [dim]{escape(_('(you opened :explain: rated at most Hard)'))}[/]"
         if result.variant.kind == "recall":
             mark = rating_word(result.rating)
-            emit(self.console, f"[{'green' if result.correct else 'red'}]{mark}[/]")
+            emit(self.console, f"[{'green' if result.correct else 'red'}]{mark}[/]{capped}")
         elif result.correct:
-            emit(self.console, Prose(f"[bold green]✓ {_('Correct')}[/]  {_('Answer')}: {escape(result.expected)}"))
+            emit(self.console, Prose(f"[bold green]✓ {_('Correct')}[/]  {_('Answer')}: {escape(result.expected)}"
+                                     + capped))
         else:
             emit(self.console, Prose(f"[bold red]✗ {_('Wrong')}[/]  {_('Answer')}: {escape(result.expected)}"))
             if result.hint:
@@ -156,14 +161,22 @@ class TerminalView:
             self.show_notice(str(error))
 
 
-def outlook_text(outlook: Outlook, *, asked: bool = False) -> str:
-    """When cards come back: the next one, tomorrow's and the week's; with nothing `asked`, also why and new cards."""
-    sentences = [] if asked else [_("Nothing to review now.")]
-    if outlook.next_due is not None:
+def outlook_text(outlook: Outlook, *, asked: bool = False, ended_early: bool = False) -> str:
+    """When cards come back: how many are still due now (after :q, or over the review limit), else the next one;
+    tomorrow's and the week's; with nothing `asked`, also why and new cards."""
+    sentences = []
+    if ended_early:
+        sentences.append(_("Session ended early."))
+    elif not asked and not outlook.due_now:
+        sentences.append(_("Nothing to review now."))
+    if outlook.due_now:
+        still = _("{n} card still due now.") if outlook.due_now == 1 else _("{n} cards still due now.")
+        sentences.append(still.format(n=outlook.due_now))
+        if not ended_early:   # the session asked every card it could: the rest wait for tomorrow's limit
+            sentences.append(_("Today's review limit holds them back (config max_reviews_per_day)."))
+    elif outlook.next_due is not None:   # nothing due now: the next card is later
         due = outlook.next_due.astimezone(outlook.now.tzinfo)
-        if due <= outlook.now:   # left after :q, or held back by the daily review limit
-            sentences.append(_("Cards are due now."))
-        elif due.date() == outlook.now.date():
+        if due.date() == outlook.now.date():
             sentences.append(_("Next card due at {time} ({count} due later today).").format(
                 time=due.strftime("%H:%M"), count=outlook.due_today))
         else:
@@ -181,7 +194,7 @@ def outlook_text(outlook: Outlook, *, asked: bool = False) -> str:
 
 def show_summary(console: Console, summary: Summary) -> None:
     if summary.outlook is not None and not summary.answered:
-        emit(console, Prose(escape(outlook_text(summary.outlook))))
+        emit(console, Prose(escape(outlook_text(summary.outlook, ended_early=summary.ended_early))))
         return
     emit(console)
     minutes, seconds = divmod(round(summary.seconds), 60)
@@ -194,7 +207,7 @@ def show_summary(console: Console, summary: Summary) -> None:
     if summary.seed is not None:
         emit(console, _("Replay this quiz with --seed {seed}").format(seed=summary.seed))
     if summary.outlook is not None:
-        emit(console, Prose(escape(outlook_text(summary.outlook, asked=True))))
+        emit(console, Prose(escape(outlook_text(summary.outlook, asked=True, ended_early=summary.ended_early))))
     if summary.credited:
         moved = (_("Implicit review: {n} card of a prerequisite topic rescheduled.") if summary.credited == 1
                  else _("Implicit review: {n} cards of prerequisite topics rescheduled."))
