@@ -5,7 +5,9 @@
 
 Prints the right letter's share over single-answer choice showings, the true share of true/false showings,
 choice cards (3+ options) whose right answer never moved, cards whose format line's example is the answer,
-and the fixed numeric cards. `studytool decks audit` checks the same rules card by card.
+the fixed numeric cards, and the blind strategies that need no knowledge: "pick the longest option" (single
+answer), "every option but the shortest" (multi-select), "true exactly when the statement has a negation",
+and "copy a number shown in the prompt" (cards where some shown number is the answer in > 5% of showings). `studytool decks audit` checks the same rules card by card.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import argparse
 from collections import Counter
 
 from studytool.config import Settings
-from studytool.decks.audit import MAX_FIXED_NUMERIC, MAX_LETTER_SHARE, TRUE_SHARE, example_is_answer
+from studytool.decks.audit import (MAX_FIXED_NUMERIC, MAX_LETTER_SHARE, MAX_LONGEST, MAX_NEGATION_CUE,
+                                   MAX_PROMPT_LEAK, TRUE_SHARE, copied_numbers, display_width, example_is_answer,
+                                   negation_cue_right, right_is_longest)
 from studytool.decks.loader import load_decks
 from studytool.decks.select import plan
 
@@ -25,13 +29,21 @@ def main() -> None:
     args = parser.parse_args()
     decks = load_decks(Settings())
     letters, true_false, positions, leaking = Counter(), Counter(), {}, set()
+    blind, copies = Counter(), Counter()
     for seed in range(args.seeds):
         for posing in plan(decks, count=1000, seed=seed):
             card, variant = posing.card, posing.card.pose(posing.seed)
             if card.kind == "truefalse":
                 true_false[variant.answer == frozenset({0})] += 1
+                blind[negation_cue_right(variant)] += 1
             elif variant.kind == "choice" and len(variant.answer) == 1:
                 letters[min(variant.answer)] += 1
+                blind["longest", right_is_longest(variant)] += 1
+            elif variant.kind == "choice":
+                blind["multi", variant.answer == _all_but_shortest(variant.options)] += 1
+                blind["all_but_one", len(variant.answer) == len(variant.options) - 1] += 1
+            copies[card.key, "shown"] += 1
+            copies.update((card.key, position) for position in copied_numbers(variant))
             if variant.kind == "choice" and len(variant.options) >= 3:
                 positions.setdefault(card.key, set()).add(variant.answer)
             if example_is_answer(variant):
@@ -44,8 +56,23 @@ def main() -> None:
     print(f"format lines whose example is the answer: {sorted(leaking)}")
     fixed = [c.key for d in decks for c in d.cards if c.kind in ("number", "vector", "shape")]
     print(f"fixed numeric cards: {len(fixed)}")
+    for label, name in (("pick the longest option (single answer)", "longest"),
+                        ("every option but the shortest (multi-select)", "multi"),
+                        ("multi-select showings with every option but one right", "all_but_one"),
+                        ("true exactly when the statement has a negation", "cue")):
+        right, total = blind[name, True], blind[name, True] + blind[name, False]
+        print(f"{label}: {right:,} of {total:,} = {right / total:.1%}" if total else f"{label}: -")
+    copied = sorted(key for (key, position), n in copies.items()
+                    if position != "shown" and n > MAX_PROMPT_LEAK * copies[key, "shown"])
+    print(f"cards where copying a shown number is right in > {MAX_PROMPT_LEAK:.0%} of showings: {sorted(set(copied))}")
     print(f"target: no letter > {MAX_LETTER_SHARE:.0%}, true {TRUE_SHARE[0]:.0%}-{TRUE_SHARE[1]:.0%}, every choice "
-          f"card moves, no format line shows an answer, at most {MAX_FIXED_NUMERIC} fixed numeric cards")
+          f"card moves, no format line shows an answer, at most {MAX_FIXED_NUMERIC} fixed numeric cards, "
+          f"longest option <= {MAX_LONGEST:.0%}, negation cue <= {MAX_NEGATION_CUE:.0%}, no shown number copied")
+
+
+def _all_but_shortest(options) -> frozenset[int]:
+    widths = [display_width(option) for option in options]
+    return frozenset(range(len(options))) - {widths.index(min(widths))}
 
 
 if __name__ == "__main__":

@@ -117,6 +117,18 @@ ZH: dict[str, str] = {
     "true/false statements true: {share:.0%}": "判断题为真：{share:.0%}",
     "{card}: only {n} distinct answers": "{card}：只有 {n} 个不同答案",
     "{card}: a wrong method passes in {n} draws": "{card}：有 {n} 次抽题中错误算法也得到正确答案",
+    "the right option is strictly the longest in at most {n}% of single-answer showings":
+        "单选题的出现中，正确选项严格最长的不超过 {n}%",
+    "every option but one is right in at most {n}% of multi-select showings": "多选题的出现中，只有一个选项错的不超过 {n}%",
+    "judging true/false by a negation word is right in at most {n}% of showings":
+        "判断题的出现中，凭否定词判断对错最多答对 {n}%",
+    "copying a number shown with the question is right in at most {n}% of draws":
+        "照抄题目里显示的数，最多在 {n}% 的抽题中正确",
+    "right option strictly the longest": "正确选项严格最长",
+    "every option but one right": "只有一个选项错",
+    "a negation word means true": "有否定词即为真",
+    "{label}: {share:.0%}": "{label}：{share:.0%}",
+    "{card}: a number on screen is the answer in {n} draws": "{card}：有 {n} 次抽题中题面上的数就是答案",
     "always right at once": "一上来就总是答对",
     "the hint never helps": "提示从没帮上忙",
     "{label}: {cards}": "{label}：{cards}",

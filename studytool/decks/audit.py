@@ -26,6 +26,12 @@ TRUE_SHARE = (0.35, 0.65)     # true/false statements true in 35-65% of showings
 MAX_FIXED_NUMERIC = 12        # number/vector/shape cards left: facts of the notes' base model
 MAX_NEAR_DUPLICATES = 3       # question pairs that ask nearly the same thing
 MIN_DISTINCT = 10             # distinct answers per 100 seeds of a generated card
+MAX_LONGEST = 0.40            # single-answer choice showings whose right option is strictly the longest
+MAX_ALL_BUT_ONE = 0.40        # multi-select showings where every option but one is right
+MAX_NEGATION_CUE = 0.58       # "true iff the statement has a negation" (or its reverse) right at most this often
+MAX_PROMPT_LEAK = 0.05        # draws in which a number on screen, copied, is the answer
+# A learner's lexical cue, not grammar: any of these in a statement reads as "a correction", hence true.
+NEGATION = re.compile(r"不|没|无需|无须|并非|而非")
 NEAR = 0.6                    # bigram similarity of two questions that counts as "nearly the same"
 FIXED_NUMERIC = ("number", "vector", "shape")
 
@@ -55,6 +61,10 @@ class DeckAudit:
     no_sizes: list[str] = field(default_factory=list)                # numeric questions without a number
     few_answers: dict[str, int] = field(default_factory=dict)        # generated: distinct answers per SEEDS
     coincidences: dict[str, int] = field(default_factory=dict)       # generated: draws a wrong method passes
+    longest_share: float | None = None    # single-answer showings whose right option is strictly the longest
+    all_but_one_share: float | None = None    # multi-select showings with every option but one right
+    negation_cue: float | None = None     # true/false showings that "true iff a negation" gets right
+    prompt_leaks: dict[str, int] = field(default_factory=dict)       # draws where a shown number is the answer
     items: list[CardStats] = field(default_factory=list)
 
 
@@ -92,6 +102,11 @@ def audit(decks: Sequence[Deck], log: Iterable[dict[str, Any]] = (), seeds: int 
         "sizes_given": not any(r.no_sizes for r in reports),
         "generated_vary": not any(r.few_answers for r in reports),
         "wrong_methods_caught": not any(r.coincidences for r in reports),
+        "longest_option": all(r.longest_share is None or r.longest_share <= MAX_LONGEST for r in reports),
+        "all_but_one": all(r.all_but_one_share is None or r.all_but_one_share <= MAX_ALL_BUT_ONE for r in reports),
+        "negation_cue": all(r.negation_cue is None or max(r.negation_cue, 1 - r.negation_cue) <= MAX_NEGATION_CUE
+                            for r in reports),
+        "prompt_numbers": not any(r.prompt_leaks for r in reports),
     }
     return Audit(reports, pairs, fixed, checks)
 
@@ -99,14 +114,18 @@ def audit(decks: Sequence[Deck], log: Iterable[dict[str, Any]] = (), seeds: int 
 def _deck(deck: Deck, seeds: int, log: list[dict[str, Any]]) -> DeckAudit:
     report = DeckAudit(deck.deck, len(deck.cards))
     letters: Counter[int] = Counter()
-    true_false = Counter()
+    true_false, cues = Counter(), Counter()
     for card in deck.cards:
         shown = [card.pose(seed) for seed in range(seeds)]
-        _choices(card, shown, letters, report)
+        _choices(card, shown, letters, cues, report)
         if card.kind == "truefalse":
             true_false.update(variant.answer == frozenset({0}) for variant in shown)
+            cues.update(negation_cue_right(variant) for variant in shown)
         if any(example_is_answer(variant) for variant in shown):
             report.format_leaks.append(card.id)
+        copied = Counter(position for variant in shown for position in copied_numbers(variant))
+        if copied and max(copied.values()) > MAX_PROMPT_LEAK * len(shown):
+            report.prompt_leaks[card.id] = max(copied.values())
         if card.kind in FIXED_NUMERIC:
             report.fixed_numeric.append(card.id)
         if shown[0].kind == "shape" and not re.search(r"\d", _without_format_words(shown[0].prompt)):
@@ -117,18 +136,70 @@ def _deck(deck: Deck, seeds: int, log: list[dict[str, Any]]) -> DeckAudit:
     report.letter_share = {chr(65 + i): round(n / total, 3) for i, n in sorted(letters.items())} if total else {}
     if true_false:
         report.true_share = round(true_false[True] / sum(true_false.values()), 3)
+        report.negation_cue = _share(cues, "cue")
+    report.longest_share, report.all_but_one_share = _share(cues, "longest"), _share(cues, "all_but_one")
     report.items = item_stats(deck, log)
     return report
 
 
-def _choices(card: Card, shown: list, letters: Counter, report: DeckAudit) -> None:
+def _share(counts: Counter, name: str) -> float | None:
+    """Share of (name, True) among the (name, _) counts; None when there were none."""
+    total = counts[name, True] + counts[name, False]
+    return round(counts[name, True] / total, 3) if total else None
+
+
+def _choices(card: Card, shown: list, letters: Counter, cues: Counter, report: DeckAudit) -> None:
     if card.kind == "truefalse" or shown[0].kind != "choice":
         return
     for variant in shown:
         if len(variant.answer) == 1:
             letters.update(variant.answer)
+            cues["longest", right_is_longest(variant)] += 1
+        else:
+            cues["all_but_one", len(variant.answer) == len(variant.options) - 1] += 1
     if len(shown[0].options) >= 3 and len({variant.answer for variant in shown}) == 1:
         report.fixed_choice.append(card.id)
+
+
+def display_width(text: str) -> int:
+    """Columns on a terminal: Chinese characters take two, which is what a learner sees as "longer"."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(char) in ("W", "F") else 1 for char in text)
+
+
+def right_is_longest(variant) -> bool:
+    """The one right option is strictly wider than every other: "pick the longest" would score it."""
+    (right,) = variant.answer
+    widths = [display_width(option) for option in variant.options]
+    return widths[right] > max(w for i, w in enumerate(widths) if i != right)
+
+
+def negation_cue_right(variant) -> tuple[str, bool]:
+    """("cue", whether answering true exactly when the statement holds a negation is right)."""
+    return "cue", bool(NEGATION.search(variant.prompt)) == (variant.answer == frozenset({0}))
+
+
+# numbers as a learner would copy them: 6.9877, -0.24, 16,882,824, or a bracketed list of them
+_SHOWN = re.compile(r"\[[^\[\]]*\]|[-−]?\d[\d,]*(?:\.\d+)?")
+
+
+def copied_numbers(variant) -> set[int]:
+    """Positions of the numbers (or bracketed lists) in the prompt and format line that, typed back as they
+    stand, are graded right. By position, because a learner can learn "copy the third number" but not guess
+    which of a prompt's many small integers happens to equal a small answer."""
+    from studytool.problems.answers import AnswerFormatError, format_hint, grade
+
+    if variant.kind not in ("scalar", "vector"):
+        return set()   # a shape shares its sizes with the question by design; a matrix is never one list
+    right = set()
+    for position, shown in enumerate(_SHOWN.findall(variant.prompt + " " + format_hint(variant))):
+        try:
+            if grade(variant, shown.strip(",")).correct:
+                right.add(position)
+        except AnswerFormatError:
+            continue   # "10⁻⁴"'s 10 or a list of another length is no answer
+    return right
 
 
 def _without_format_words(prompt: str) -> str:

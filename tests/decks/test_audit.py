@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from studytool.cli import app
 from studytool.config import Settings
-from studytool.decks.audit import MAX_FIXED_NUMERIC, audit, item_stats, near_duplicates
+from studytool.decks.audit import (MAX_FIXED_NUMERIC, audit, copied_numbers, display_width, item_stats,
+                                   near_duplicates)
 from studytool.decks.loader import load_decks
 from studytool.decks.model import Card, Deck
 
@@ -127,3 +130,78 @@ def test_cli_text_lists_every_check(tmp_path):
 def test_cli_unknown_deck_is_one_line(tmp_path):
     result = CliRunner().invoke(app, ["decks", "audit", "nope"], env={"STUDYTOOL_HOME": str(tmp_path)})
     assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
+
+
+def choice(card_id: str, options: list[str], answer) -> Card:
+    return card(card_id, "choice", q="LayerNorm 在哪个方向上统计？", options=options, answer=answer)
+
+
+def test_display_width_counts_chinese_characters_twice():
+    assert display_width("LN 层归一") == 2 + 1 + 3 * 2   # "LN", a space, three wide characters
+    assert display_width("（多选）") == 8
+
+
+def test_pick_the_longest_option_is_measured_and_can_fail():
+    longest = ["在单个样本内跨特征统计均值和标准差", "跨 batch", "跨序列", "跨头"]
+    even = ["在单个样本内跨特征", "在同一维上跨样本", "在整句的所有位置上", "在所有注意力头间"]   # 18, 16, 18, 16 columns
+    fails = audit([deck(choice("long", longest, "A"))], seeds=10)
+    assert fails.decks[0].longest_share == 1.0 and not fails.checks["longest_option"]
+    # A ties C in `even`: not strictly the longest, so only the `longest` card counts, 1 card in 3
+    mixed = audit([deck(choice("e1", even, "A"), choice("e2", even, "B"), choice("long", longest, "A"))], seeds=10)
+    assert mixed.decks[0].longest_share == round(1 / 3, 3) and mixed.checks["longest_option"]
+    half = audit([deck(choice("e1", even, "A"), choice("long", longest, "A"))], seeds=10)
+    assert half.decks[0].longest_share == 0.5 and not half.checks["longest_option"]
+
+
+def test_every_option_but_one_right_is_bounded():
+    options = ["残差连接", "LayerNorm", "FFN", "因果掩码"]
+    all_but_one = audit([deck(choice("m", options, ["A", "B", "C"]))], seeds=10)
+    assert all_but_one.decks[0].all_but_one_share == 1.0 and not all_but_one.checks["all_but_one"]
+    varied = audit([deck(choice("m", options, ["A", "B", "C"]), choice("m2", options, ["A", "B"]),
+                         choice("m3", options, ["B", "D"]))], seeds=10)
+    assert varied.decks[0].all_but_one_share == round(1 / 3, 3) and varied.checks["all_but_one"]
+
+
+def test_a_negation_that_marks_the_true_form_fails_and_a_balanced_deck_passes():
+    negated_true = card("n1", "truefalse", statement="encoder 要加因果掩码。", answer=False,
+                        opposite="encoder 不加因果掩码。")
+    negated_false = card("n2", "truefalse", statement="encoder 的每个位置都能看到整句。", answer=True,
+                         opposite="encoder 的位置看不到后面的词。")
+    cue = audit([deck(negated_true)])
+    assert cue.decks[0].negation_cue == 1.0 and not cue.checks["negation_cue"]
+    # the first card: the cue is always right; the second: always wrong; 100 showings each -> exactly one half
+    balanced = audit([deck(negated_true, negated_false)])
+    assert balanced.decks[0].negation_cue == 0.5 and balanced.checks["negation_cue"]
+    # the reverse cue ("a negation means false") is as much a give-away
+    reverse = audit([deck(negated_false)])
+    assert reverse.decks[0].negation_cue == 0.0 and not reverse.checks["negation_cue"]
+
+
+def test_a_number_on_screen_that_is_the_answer_fails():
+    leaking = card("leak", "number", q="d_model = 512，h = 8。所有头拼起来的宽度是多少？", answer=512)
+    asked = card("ok", "number", q="d_model = 512，h = 8。每个头的 d_k 是多少？", answer=64)
+    result = audit([deck(leaking, asked)], seeds=10)
+    assert result.decks[0].prompt_leaks == {"leak": 10} and not result.checks["prompt_numbers"]
+    assert copied_numbers(asked.pose(0)) == set()
+    assert copied_numbers(leaking.pose(0)) == {0}   # the first number shown
+
+
+def test_the_warm_up_cards_no_longer_quote_their_answer(bundled):
+    cards = {c.key: c for d in bundled for c in d.cards}
+    first = cards["interview-next/gen-warmup-peak"].pose()
+    assert abs(first.answer - 1e4 / math.sqrt(512 * 4000)) < 1e-9      # the paper's peak, 6.9877e-4
+    assert "6.9877" not in first.prompt and copied_numbers(first) == set()
+
+
+def test_layer_norm_invariance_flips_with_a_negative_scale_and_shows_no_answer():
+    from studytool.problems.registry import get
+
+    signs = set()
+    for seed in range(40):
+        variant = get("layer_norm").draw(np.random.default_rng(seed), ask="invariance")
+        x, scale = np.array(variant.params["x"], dtype=float), variant.params["scale"]
+        by_hand = (x - x.mean()) / x.std()                  # population σ, as nn.LayerNorm
+        assert np.allclose(variant.answer, np.sign(scale) * by_hand, atol=1e-9)
+        assert copied_numbers(variant) == set(), variant.prompt
+        signs.add(np.sign(scale))
+    assert signs == {-1, 1}

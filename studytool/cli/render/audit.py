@@ -31,6 +31,14 @@ def _check_names() -> dict[str, str]:
         "generated_vary": _("every generated card gives {n}+ answers per {seeds} seeds (or says why not)").format(
             n=rules.MIN_DISTINCT, seeds=rules.SEEDS),
         "wrong_methods_caught": _("no generated draw lets a known wrong method pass"),
+        "longest_option": _("the right option is strictly the longest in at most {n}% of single-answer showings").format(
+            n=round(rules.MAX_LONGEST * 100)),
+        "all_but_one": _("every option but one is right in at most {n}% of multi-select showings").format(
+            n=round(rules.MAX_ALL_BUT_ONE * 100)),
+        "negation_cue": _("judging true/false by a negation word is right in at most {n}% of showings").format(
+            n=round(rules.MAX_NEGATION_CUE * 100)),
+        "prompt_numbers": _("copying a number shown with the question is right in at most {n}% of draws").format(
+            n=round(rules.MAX_PROMPT_LEAK * 100)),
     }
 
 
@@ -54,6 +62,11 @@ def _deck_lines(deck: DeckAudit) -> str:
              "  " + _("right letter: {letters}").format(letters=letters or "-")]
     if deck.true_share is not None:
         lines.append("  " + _("true/false statements true: {share:.0%}").format(share=deck.true_share))
+    for label, share in ((_("right option strictly the longest"), deck.longest_share),
+                         (_("every option but one right"), deck.all_but_one_share),
+                         (_("a negation word means true"), deck.negation_cue)):
+        if share is not None:
+            lines.append("  " + _("{label}: {share:.0%}").format(label=label, share=share))
     for label, cards in ((_("fixed numeric"), deck.fixed_numeric), (_("answer never moves"), deck.fixed_choice),
                          (_("format example is the answer"), deck.format_leaks),
                          (_("shape question without sizes"), deck.no_sizes)):
@@ -63,6 +76,8 @@ def _deck_lines(deck: DeckAudit) -> str:
         lines.append("  " + _("{card}: only {n} distinct answers").format(card=card, n=n))
     for card, n in deck.coincidences.items():
         lines.append("  " + _("{card}: a wrong method passes in {n} draws").format(card=card, n=n))
+    for card, n in deck.prompt_leaks.items():
+        lines.append("  " + _("{card}: a number on screen is the answer in {n} draws").format(card=card, n=n))
     if deck.items:
         lines.append("  " + _("from your log:"))
     for item in deck.items:
