@@ -44,12 +44,18 @@ class Settings:
         return user_cache_path("studytool", appauthor=False)
 
     def check_home(self) -> None:
-        """A STUDYTOOL_HOME that is a file is named as such (the store would only see its database's parent)."""
-        if self.db is None and os.environ.get("STUDYTOOL_HOME") and self.home.is_file():
-            from studytool.errors import StudytoolError
-            from studytool.i18n import _
+        """A STUDYTOOL_HOME that is a file is named as such (the store would only see its database's parent); a
+        `--db` in a folder that does not exist is a mistyped path, not a new home to create (only the default is)."""
+        from studytool.errors import StudytoolError
+        from studytool.i18n import _
 
+        if self.db is None and os.environ.get("STUDYTOOL_HOME") and self.home.is_file():
             raise StudytoolError(_("STUDYTOOL_HOME ({home}) is a file, not a folder").format(home=self.home))
+        if self.db is not None and not self.db.parent.is_dir():
+            nearest = next(folder for folder in self.db.parents if folder.exists())
+            if nearest.is_dir():   # a file standing in the way is named by the store ("... is a file, not a folder")
+                raise StudytoolError(_("--db {path}: the folder {folder} does not exist (check the path)").format(
+                    path=self.db, folder=self.db.parent))
 
 
 def now() -> datetime:

@@ -266,6 +266,13 @@ ZH: dict[str, str] = {
     "invalid": "无效",
     "{name}: the stored value is not valid, it must be {expected}; run {repair}":
         "{name}：保存的值无效，它必须是{expected}；请运行 {repair}",
+    "Session ended early.": "本次学习提前结束。",
+    "{n} card still due now.": "现在还有 {n} 张卡片到期。",
+    "{n} cards still due now.": "现在还有 {n} 张卡片到期。",
+    "Today's review limit holds them back (config max_reviews_per_day).":
+        "它们超出了今天的复习上限（config max_reviews_per_day）。",
+    "(you opened :explain: rated at most Hard)": "（你打开过 :explain：最多评为“困难”）",
+    "--db {path}: the folder {folder} does not exist (check the path)": "--db {path}：文件夹 {folder} 不存在（请检查路径）",
     "21 numbers separated by commas or spaces": "21 个用逗号或空格分隔的数",
     "within FSRS's bounds (w{index} from {low} to {high}, got {value})":
         "在 FSRS 的范围内（w{index} 应在 {low} 到 {high} 之间，收到的是 {value}）",
