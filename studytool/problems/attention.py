@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import divisible, int_in, matrix, numbers, pinned_length, range_holds, sizes
@@ -13,9 +14,6 @@ from studytool.problems.variant import Hint, Variant
 
 if TYPE_CHECKING:
     import numpy as np
-
-SOFTMAX_ASKS = ("vector", "max")
-ATTENTION_ASKS = ("scores", "weights", "output", "d_k", "scale")
 
 
 def _softmax_steps(x: np.ndarray) -> list[str]:
@@ -29,6 +27,34 @@ def _softmax_steps(x: np.ndarray) -> list[str]:
         f"求和：{num(e.sum())}",
         f"逐个除以和：{vec(e / e.sum())}",
     ]
+
+
+_NOT_LINEAR = "softmax 先取指数 e^x 再归一化，不是直接 x / Σx。"
+
+
+def _softmax_vector(xs: np.ndarray, p: np.ndarray, linear: np.ndarray | None, params: dict) -> Variant:
+    import numpy as np
+
+    hints = (Hint(floats(np.exp(xs)), "还差一步：指数要除以它们的和，概率之和为 1。"),)
+    if linear is not None:   # x / Σx: undefined when the scores sum to 0
+        hints += (Hint(floats(linear), _NOT_LINEAR),)
+    return Variant(f"分数（logits）x = {vec(xs)}。softmax(x) 是什么？（{len(xs)} 个概率）", "vector", floats(p),
+                   FOUR_DECIMALS, tuple(_softmax_steps(xs)), hints, params=params)
+
+
+def _softmax_max(xs: np.ndarray, p: np.ndarray, linear: np.ndarray | None, params: dict) -> Variant:
+    import numpy as np
+
+    top = int(np.argmax(xs))
+    hints = (Hint(1 / len(xs), "只有分数全相等时才是均匀分布。"),)
+    if linear is not None:
+        hints += (Hint(float(linear[top]), _NOT_LINEAR),)
+    return Variant(f"分数（logits）x = {vec(xs)}。softmax 后，最大分数 {num(xs[top])} 对应的概率是多少？", "scalar",
+                   float(p[top]), FOUR_DECIMALS, tuple(_softmax_steps(xs)), hints, params=params)
+
+
+_SOFTMAX_QUESTIONS = {"vector": _softmax_vector, "max": _softmax_max}
+SOFTMAX_ASKS = tuple(_SOFTMAX_QUESTIONS)
 
 
 @generator(
@@ -56,24 +82,9 @@ def softmax(rng: np.random.Generator, *, x, size, low, high, ask) -> Variant:
     if x is None:
         x = distinct_ints(rng, size or int(rng.integers(3, 5)), low, high)
     xs = np.asarray(x, dtype=float)
-    p = engine.softmax(xs)
-    params = {"x": plain(list(x)), "ask": ask}
-    steps = tuple(_softmax_steps(xs))
-    head = f"分数（logits）x = {vec(xs)}。"
     total = float(xs.sum())
-    linear = xs / total if total else None
-    if ask == "vector":
-        hints = (Hint(floats(np.exp(xs)), "还差一步：指数要除以它们的和，概率之和为 1。"),)
-        if linear is not None:
-            hints += (Hint(floats(linear), "softmax 先取指数 e^x 再归一化，不是直接 x / Σx。"),)
-        return Variant(head + f"softmax(x) 是什么？（{len(xs)} 个概率）", "vector", floats(p), FOUR_DECIMALS, steps,
-                       hints, params=params)
-    top = int(np.argmax(xs))
-    hints = (Hint(1 / len(xs), "只有分数全相等时才是均匀分布。"),)
-    if linear is not None:
-        hints += (Hint(float(linear[top]), "softmax 先取指数 e^x 再归一化，不是直接 x / Σx。"),)
-    return Variant(head + f"softmax 后，最大分数 {num(xs[top])} 对应的概率是多少？", "scalar", float(p[top]),
-                   FOUR_DECIMALS, steps, hints, params=params)
+    return _SOFTMAX_QUESTIONS[ask](xs, engine.softmax(xs), xs / total if total else None,
+                                   {"x": plain(list(x)), "ask": ask})
 
 
 def _tiny_inputs(rng: np.random.Generator, len_q, len_k, d_k) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -124,6 +135,117 @@ def _attention_inputs(p: Mapping[str, Any]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Tiny:
+    """Tiny Q, K, V and every intermediate of scaled dot-product attention on them."""
+
+    vs: np.ndarray
+    width: int              # d_k of the tiny matrices
+    raw: np.ndarray         # QKᵀ
+    scores: np.ndarray      # QKᵀ/√d_k
+    weights: np.ndarray
+    out: np.ndarray
+    unscaled: np.ndarray    # softmax(QKᵀ): the forgotten √d_k
+    head: str
+    steps: tuple[str, ...]
+    params: dict[str, Any]
+
+
+def _tiny(rng: np.random.Generator, q, k, v, len_q, len_k, d_k, ask: str) -> _Tiny:
+    import numpy as np
+    from studytool import engine
+
+    if q is None or k is None or v is None:
+        pinned = [m for m in (k, v) if m is not None]
+        dq, dk, dv = _tiny_inputs(rng, len_q or (len(q) if q is not None else None),
+                                  len_k or (len(pinned[0]) if pinned else None),
+                                  d_k or next((len(m[0]) for m in (q, k) if m is not None), None))
+        q, k, v = (dq if q is None else q), (dk if k is None else k), (dv if v is None else v)
+    qs, ks, vs = (np.asarray(a, dtype=float) for a in (q, k, v))
+    width = qs.shape[1]
+    out, weights = engine.scaled_dot_product_attention(qs, ks, vs)  # (Lq, d_v), (Lq, Lk)
+    raw = qs @ ks.T                                                  # (Lq, d_k) @ (d_k, Lk) -> (Lq, Lk)
+    scores = raw / math.sqrt(width)
+    steps = (
+        f"QKᵀ = {mat(raw)}",
+        f"除以 √d_k = √{width} = {num(math.sqrt(width))}：{mat(scores)}",
+        f"按行 softmax：{mat(weights)}",
+        f"加权求和 softmax(·)V = {mat(out)}",
+    )
+    return _Tiny(vs, width, raw, scores, weights, out, engine.softmax(raw),
+                 f"Q = {mat(qs)}，K = {mat(ks)}，V = {mat(vs)}（每行一个 token，d_k = {width}）。", steps,
+                 {"q": plain(q), "k": plain(k), "v": plain(v), "ask": ask})
+
+
+def _scores(t: _Tiny) -> Variant:
+    kind, answer = _shaped(t.scores)
+    hints = (Hint(_shaped(t.raw)[1], "别忘了除以 √d_k。"),
+             Hint(_shaped(t.raw / t.width)[1], "除以的是 √d_k，不是 d_k。"))
+    return Variant(t.head + "缩放后的注意力分数 QKᵀ/√d_k 是什么？", kind, answer, FOUR_DECIMALS, t.steps[:2],
+                   hints, params=t.params)
+
+
+def _weights(t: _Tiny) -> Variant:
+    kind, answer = _shaped(t.weights)
+    hints = (Hint(_shaped(t.unscaled)[1], "softmax 之前要先除以 √d_k。"),)
+    return Variant(t.head + "注意力权重 softmax(QKᵀ/√d_k)（对 key 方向做 softmax）是什么？", kind, answer,
+                   FOUR_DECIMALS, t.steps[:3], hints, params=t.params)
+
+
+def _output(t: _Tiny) -> Variant:
+    kind, answer = _shaped(t.out)
+    hints = (Hint(_shaped(t.unscaled @ t.vs)[1], "softmax 之前要先除以 √d_k。"),)
+    return Variant(t.head + "注意力输出 softmax(QKᵀ/√d_k)·V 是什么？", kind, answer, FOUR_DECIMALS, t.steps, hints,
+                   params=t.params)
+
+
+@dataclass(frozen=True)
+class _Heads:
+    d_model: int
+    n_heads: int
+    params: dict[str, Any]
+
+    @property
+    def d_k(self) -> int:
+        return self.d_model // self.n_heads
+
+    @property
+    def head(self) -> str:
+        return f"多头注意力：d_model = {self.d_model}，头数 h = {self.n_heads}。"
+
+    @property
+    def steps(self) -> tuple[str, ...]:
+        return (f"每个头的维度 d_k = d_model / h = {self.d_model} / {self.n_heads} = {self.d_k}",)
+
+
+def _heads(rng: np.random.Generator, d_model, n_heads, ask: str) -> _Heads:
+    d_model, n_heads = _draw_heads(rng, d_model, n_heads)
+    return _Heads(d_model, n_heads, {"d_model": d_model, "n_heads": n_heads, "ask": ask})
+
+
+def _d_k(h: _Heads) -> Variant:
+    hints = (Hint(h.d_model, "d_model 是所有头拼起来的宽度；每个头只有 d_model / h。"),
+             Hint(h.d_model * h.n_heads, "多头是把 d_model 拆成 h 份，不是每头各有 d_model 维。"))
+    return Variant(h.head + "每个头的 d_k 是多少？", "scalar", h.d_k, None, h.steps, hints, params=h.params)
+
+
+def _scale(h: _Heads) -> Variant:
+    root = math.sqrt(h.d_k)
+    exact = root.is_integer()
+    steps = (*h.steps, f"缩放：分数除以 √d_k = √{h.d_k} = {num(root)}")
+    hints = (Hint(math.sqrt(h.d_model), "用的是每个头的 d_k，不是 d_model。"),
+             Hint(h.d_k, "除以的是 √d_k，还要开平方。"),
+             Hint(1 / root, "问的是除以多少（√d_k），不是乘的系数 1/√d_k。"),
+             Hint(h.n_heads, "h 是头数；除以的是 √d_k = √(d_model / h)。"))   # d_k = h² would let copying h pass
+    return Variant(h.head + "计算每个头的注意力分数时，QKᵀ 要除以多少？", "scalar", int(root) if exact else root,
+                   None if exact else FOUR_DECIMALS, steps, hints, params=h.params)
+
+
+_TINY_QUESTIONS = {"scores": _scores, "weights": _weights, "output": _output}
+_HEAD_QUESTIONS = {"d_k": _d_k, "scale": _scale}
+ATTENTION_ASKS = (*_TINY_QUESTIONS, *_HEAD_QUESTIONS)
+
+
 @generator(
     "attention_scores",
     "Tiny scaled dot-product attention: QK^T/sqrt(d_k), the weights, the output; d_k = d_model/h; the scale.",
@@ -146,65 +268,7 @@ def attention_scores(rng: np.random.Generator, *, q, k, v, len_q, len_k, d_k, d_
 
     The notes' example (encoder self-test) pins d_model=512, n_heads=8, ask=d_k: d_k = 512/8 = 64.
     """
-    import numpy as np
-    from studytool import engine
-
     ask = ask or pick(rng, ATTENTION_ASKS)
-    if ask in ("d_k", "scale"):
-        return _head_width(rng, d_model, n_heads, ask)
-    if q is None or k is None or v is None:
-        pinned = [m for m in (k, v) if m is not None]
-        dq, dk, dv = _tiny_inputs(rng, len_q or (len(q) if q is not None else None),
-                                  len_k or (len(pinned[0]) if pinned else None),
-                                  d_k or next((len(m[0]) for m in (q, k) if m is not None), None))
-        q, k, v = (dq if q is None else q), (dk if k is None else k), (dv if v is None else v)
-    qs, ks, vs = (np.asarray(a, dtype=float) for a in (q, k, v))
-    width = qs.shape[1]
-    out, weights = engine.scaled_dot_product_attention(qs, ks, vs)  # (Lq, d_v), (Lq, Lk)
-    raw = qs @ ks.T                                                  # (Lq, d_k) @ (d_k, Lk) -> (Lq, Lk)
-    scores = raw / math.sqrt(width)
-    params = {"q": plain(q), "k": plain(k), "v": plain(v), "ask": ask}
-    head = f"Q = {mat(qs)}，K = {mat(ks)}，V = {mat(vs)}（每行一个 token，d_k = {width}）。"
-    steps = [
-        f"QKᵀ = {mat(raw)}",
-        f"除以 √d_k = √{width} = {num(math.sqrt(width))}：{mat(scores)}",
-        f"按行 softmax：{mat(weights)}",
-        f"加权求和 softmax(·)V = {mat(out)}",
-    ]
-    unscaled_weights = engine.softmax(raw)
-    if ask == "scores":
-        kind, answer = _shaped(scores)
-        hints = (Hint(_shaped(raw)[1], "别忘了除以 √d_k。"),
-                 Hint(_shaped(raw / width)[1], "除以的是 √d_k，不是 d_k。"))
-        return Variant(head + "缩放后的注意力分数 QKᵀ/√d_k 是什么？", kind, answer, FOUR_DECIMALS, tuple(steps[:2]),
-                       hints, params=params)
-    if ask == "weights":
-        kind, answer = _shaped(weights)
-        hints = (Hint(_shaped(unscaled_weights)[1], "softmax 之前要先除以 √d_k。"),)
-        return Variant(head + "注意力权重 softmax(QKᵀ/√d_k)（对 key 方向做 softmax）是什么？", kind, answer,
-                       FOUR_DECIMALS, tuple(steps[:3]), hints, params=params)
-    kind, answer = _shaped(out)
-    hints = (Hint(_shaped(unscaled_weights @ vs)[1], "softmax 之前要先除以 √d_k。"),)
-    return Variant(head + "注意力输出 softmax(QKᵀ/√d_k)·V 是什么？", kind, answer, FOUR_DECIMALS, tuple(steps), hints,
-                   params=params)
-
-
-def _head_width(rng: np.random.Generator, d_model, n_heads, ask: str) -> Variant:
-    d_model, n_heads = _draw_heads(rng, d_model, n_heads)
-    d_k = d_model // n_heads
-    params = {"d_model": d_model, "n_heads": n_heads, "ask": ask}
-    head = f"多头注意力：d_model = {d_model}，头数 h = {n_heads}。"
-    steps = (f"每个头的维度 d_k = d_model / h = {d_model} / {n_heads} = {d_k}",)
-    if ask == "d_k":
-        hints = (Hint(d_model, "d_model 是所有头拼起来的宽度；每个头只有 d_model / h。"),
-                 Hint(d_model * n_heads, "多头是把 d_model 拆成 h 份，不是每头各有 d_model 维。"))
-        return Variant(head + "每个头的 d_k 是多少？", "scalar", d_k, None, steps, hints, params=params)
-    root = math.sqrt(d_k)
-    exact = root.is_integer()
-    steps += (f"缩放：分数除以 √d_k = √{d_k} = {num(root)}",)
-    hints = (Hint(math.sqrt(d_model), "用的是每个头的 d_k，不是 d_model。"),
-             Hint(d_k, "除以的是 √d_k，还要开平方。"),
-             Hint(1 / root, "问的是除以多少（√d_k），不是乘的系数 1/√d_k。"),
-             Hint(n_heads, "h 是头数；除以的是 √d_k = √(d_model / h)。"))   # d_k = h² would let copying h pass
-    return Variant(head + "计算每个头的注意力分数时，QKᵀ 要除以多少？", "scalar", int(root) if exact else root,
-                   None if exact else FOUR_DECIMALS, steps, hints, params=params)
+    if ask in _HEAD_QUESTIONS:
+        return _HEAD_QUESTIONS[ask](_heads(rng, d_model, n_heads, ask))
+    return _TINY_QUESTIONS[ask](_tiny(rng, q, k, v, len_q, len_k, d_k, ask))
