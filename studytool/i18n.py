@@ -285,12 +285,6 @@ ZH: dict[str, str] = {
     "Steps of a forgotten card before it is a review card again.": "遗忘的卡片重新成为复习卡前的重学步长。",
     "The 21 FSRS weights (`studytool optimize` fits them to your reviews).":
         "FSRS 的 21 个权重（`studytool optimize` 会按你的复习记录拟合）。",
-    "Session ended early.": "本次学习提前结束。",
-    "{n} card still due now.": "现在还有 {n} 张卡片到期。",
-    "{n} cards still due now.": "现在还有 {n} 张卡片到期。",
-    "Today's review limit holds them back (config max_reviews_per_day).":
-        "它们超出了今天的复习上限（config max_reviews_per_day）。",
-    "(you opened :explain: rated at most Hard)": "（你打开过 :explain：最多评为“困难”）",
     "unknown setting {name!r}; settings: {names}": "没有设置项 {name!r}；现有设置项：{names}",
     "{name} is one value for every deck (as in Anki); drop --deck": "{name} 对所有卡组只有一个值（与 Anki 相同）；去掉 --deck",
     "{name} must be {expected}": "{name} 必须是{expected}",
