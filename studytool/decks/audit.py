@@ -180,8 +180,8 @@ def negation_cue_right(variant) -> tuple[str, bool]:
     return "cue", bool(NEGATION.search(variant.prompt)) == (variant.answer == frozenset({0}))
 
 
-# numbers as a learner would copy them: 6.9877, -0.24, 16,882,824, or a bracketed list of them
-_SHOWN = re.compile(r"\[[^\[\]]*\]|[-−]?\d[\d,]*(?:\.\d+)?")
+# numbers as a learner would copy them: 6.9877, -0.24, 16,882,824, a fraction 3/7, or a bracketed list of them
+_SHOWN = re.compile(r"\[[^\[\]]*\]|[-−]?\d[\d,]*(?:\.\d+)?(?:/\d+)?")
 
 
 def copied_numbers(variant) -> set[int]:
@@ -192,8 +192,8 @@ def copied_numbers(variant) -> set[int]:
 
     if variant.kind not in ("scalar", "vector"):
         return set()   # a shape shares its sizes with the question by design; a matrix is never one list
-    right = set()
-    for position, shown in enumerate(_SHOWN.findall(variant.prompt + " " + format_hint(variant))):
+    right, on_screen = set(), _without_format_words(variant.prompt + " " + format_hint(variant))
+    for position, shown in enumerate(_SHOWN.findall(on_screen)):
         try:
             if grade(variant, shown.strip(",")).correct:
                 right.add(position)
@@ -203,8 +203,8 @@ def copied_numbers(variant) -> set[int]:
 
 
 def _without_format_words(prompt: str) -> str:
-    """The prompt without '4 位小数' style instructions, which are no sizes."""
-    return re.sub(r"\d+\s*位小数|保留\s*\d+", "", prompt)
+    """The prompt without '4 位小数' / '4 decimals' instructions: no sizes, and no number to copy."""
+    return re.sub(r"\d+\s*位小数|保留\s*\d+|\d+ decimals", "", prompt)
 
 
 def example_is_answer(variant) -> bool:

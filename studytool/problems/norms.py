@@ -57,7 +57,8 @@ class _Token:
 def _ln_mean(t: _Token, rng: np.random.Generator) -> Variant:
     k, total = len(t.xs), float(t.xs.sum())
     hints = (Hint(total, f"这是 {k} 个分量的和；均值还要除以 K = {k}。"),
-             Hint(total / (k - 1), f"均值除以分量个数 K = {k}，不是 K−1。"))
+             Hint(total / (k - 1), f"均值除以分量个数 K = {k}，不是 K−1。"),
+             Hint(float(k), f"K = {k} 是分量个数；均值是这 {k} 个分量的和再除以 K。"))   # mean = K: copying K would pass
     return Variant(t.head + "LayerNorm 用的均值 m 是多少？", "scalar", float(t.m), FOUR_DECIMALS, t.steps[:1],
                    hints, params=t.params)
 

@@ -205,3 +205,18 @@ def test_layer_norm_invariance_flips_with_a_negative_scale_and_shows_no_answer()
         assert copied_numbers(variant) == set(), variant.prompt
         signs.add(np.sign(scale))
     assert signs == {-1, 1}
+
+
+def test_precision_words_and_the_format_fraction_are_no_numbers_to_copy():
+    # the format line reads "e.g. -0.1234 or a fraction like 3/7 (round only the final answer: 4 decimals, ...)"
+    four = card("four", "number", q="x = [1, 3, 5, 7]，均值是多少？", answer=4.0)
+    seven = card("seven", "number", q="x = [6, 8]，均值是多少？", answer=7.0)
+    assert copied_numbers(four.pose(0)) == set() and copied_numbers(seven.pose(0)) == set()
+
+
+def test_a_layer_norm_mean_is_never_the_vector_length_on_screen():
+    from studytool.problems.registry import get
+
+    for seed in range(200):
+        variant = get("layer_norm").draw(np.random.default_rng(seed), ask="mean")
+        assert variant.answer != len(variant.params["x"]), variant.prompt
