@@ -5,8 +5,9 @@ d_model 3-6 for PE, small B and L, heads a power of two). Level 2 asks for more
 of the same method: longer vectors and wider ranges with negatives, odd
 d_model and heads that are not a power of two, more rows. Level 3 goes further:
 the longest inputs and the awkward sizes, and the sub-question with the most steps
-where a card leaves the sub-question open (the parameter count with biases and
-LayerNorms, the score after rotating both vectors, the beam's probability ...).
+where a card leaves the sub-question open (causal and padding masks together,
+the parameter count with biases and LayerNorms, the score after rotating both
+vectors, the beam's probability ...).
 
 A showing's level follows the card's FSRS stability (`level_for`): under 7 days
 1, 7 to 30 days 2, over 30 days 3, and one level down while the card relearns
@@ -75,7 +76,8 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
     "transformer_params": {2: {HEADS: _ODD_HEADS, "num_layers": (8, 10)},
                            3: {HEADS: _AWKWARD_HEADS, "num_layers": (16, 24), "ask": ("untied",)}},
     "causal_mask": {2: {"n": (7,)}, 3: {"n": (8,)}},
-    "padding_mask": {2: {"batch": (4,), "max_len": (7,)}, 3: {"batch": (4,), "max_len": (8,)}},
+    "padding_mask": {2: {"batch": (4,), "max_len": (7,)},
+                     3: {"batch": (3, 4), "max_len": (5, 6), "ask": ("causal_count",)}},   # with the causal mask
     "teacher_forcing": {2: {"ask": ("visible", "labels")}, 3: {"ask": ("predict",)}},
     "kv_cache": {2: {"bytes_per_value": (1,), "num_layers": (24,)}, 3: {"num_layers": (48, 80), "ask": ("total",)}},
     "tied_embeddings": {2: {"vocab": (30522, 32000, 32768), "d_model": (768, 1280)},

@@ -178,7 +178,27 @@ def _padding_count(head: str, steps: tuple[str, ...], mask: np.ndarray, lengths,
                    params=params)
 
 
-_PADDING_QUESTIONS = {"matrix": _padding_matrix, "count": _padding_count}
+def _padding_causal(head: str, steps: tuple[str, ...], mask: np.ndarray, lengths, params: dict) -> Variant:
+    """Both masks at once (decoder self-attention): a cell is blocked if either mask blocks it."""
+    from studytool import engine
+
+    batch, length = mask.shape
+    both = engine.causal_mask(length)[None, :, :] | mask.astype(bool)[:, None, :]   # (B, L, L), True = blocked
+    causal = length * (length - 1) // 2
+    per_sentence = [causal + (length - n) * (length - n + 1) // 2 for n in lengths]
+    steps = (*steps, f"因果掩码每句遮住 j > i 的 {length} × ({length} − 1) / 2 = {causal} 格",
+             "padding 列 j ≥ 长度 n 里，还没被因果掩码遮住的是 i ≥ j 的格：每句再加 (L − n)(L − n + 1) / 2",
+             f"每句 {vec(per_sentence)}，合计 {int(both.sum())}")
+    padding_cells = int(mask.sum()) * length
+    hints = (Hint(batch * causal, "那只是因果掩码遮住的格；padding 的列还要再遮。"),
+             Hint(padding_cells, "那只是 padding 遮住的格（每个补齐的 key 整列）；因果掩码还要遮未来的位置。"),
+             Hint(batch * causal + padding_cells, "两种都遮的格被数了两次：任一掩码遮住就只算一格。"))
+    return Variant(head + "decoder 自注意力同时用因果掩码和 padding 掩码（遮 key 一侧），第 i 行是 query、第 j 列是 key。"
+                   f"这 {batch} 个 {length} × {length} 的分数矩阵里一共有多少格被遮住（任一掩码遮住即算一格）？",
+                   "scalar", int(both.sum()), None, steps, hints, params=params)
+
+
+_PADDING_QUESTIONS = {"matrix": _padding_matrix, "count": _padding_count, "causal_count": _padding_causal}
 PADDING_ASKS = tuple(_PADDING_QUESTIONS)
 
 

@@ -133,6 +133,8 @@ def causal_mask(p, v):
 
 def padding_mask(p, v):
     m = [[1 if j >= length else 0 for j in range(p["max_len"])] for length in p["lengths"]]
+    if p["ask"] == "causal_count":   # with the causal mask: a future key (j > i) or a padded one (j >= length)
+        return sum(j > i or j >= n for n in p["lengths"] for i in range(p["max_len"]) for j in range(p["max_len"]))
     return m if p["ask"] == "matrix" else sum(map(sum, m))
 
 

@@ -67,3 +67,14 @@ def test_level_three_asks_for_more_than_level_one():
     assert max(one) <= 5 and min(three) == 8       # the notes' 3-5 numbers, then 8
     assert card.pose(None, level=3).level == 1      # the notes' own example stays the notes'
     assert LEVELS == (1, 2, 3)
+
+
+def test_level_three_of_the_padding_mask_combines_it_with_the_causal_mask():
+    variant = registry.get("padding_mask").draw(np.random.default_rng(0), lengths=[3, 5, 2], max_len=5,
+                                                ask="causal_count")
+    # hand count, L = 5: the causal mask blocks 10 cells a sentence; padding keys j >= n add the cells i >= j,
+    # (L - n)(L - n + 1) / 2: n = 3 -> 3, n = 5 -> 0, n = 2 -> 6; 13 + 10 + 16 = 39
+    assert variant.answer == 39
+    assert grade(variant, "30").hint is not None          # the causal mask alone: 3 x 10
+    grown = registry.get("padding_mask").draw(np.random.default_rng(1), level=3)
+    assert grown.params["ask"] == "causal_count" and grown.level == 3
