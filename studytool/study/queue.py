@@ -127,7 +127,6 @@ def review_queue(
     poses the notes' own example.
     """
     from studytool.decks.select import plan, prerequisite_order
-    from studytool.problems.levels import level_for
     from studytool.study.cards import hidden_keys
 
     days = days or Days()
@@ -138,6 +137,25 @@ def review_queue(
     limits = {deck: deck_limits(store, deck, new_limit) for deck in {card.deck for card in selected.values()}}
     reviews_left = {deck: max(0, limit.reviews - store.reviews_by_deck(start).get(deck, 0))
                     for deck, limit in limits.items()}
+    due, waiting = _due_showings(store, selected, reviews_left, now, end, rng)
+    started = store.new_cards_by_deck(start)
+    # as Anki's "new cards ignore review limit" (off by default): new cards fit in what the review cap leaves
+    room = {deck: max(0, min(limit.new - started.get(deck, 0), reviews_left[deck])) for deck, limit in limits.items()}
+    scheduled = store.scheduled_keys()
+    introduced = {card.topic for deck in decks for card in deck.cards if card.key in scheduled}
+    unseen = [card for key, card in selected.items() if key not in scheduled]
+    # a topic's first card after its prerequisites' (topic graph); spreading topics apart may not undo that
+    spread = spread_topics([Showing(card, None) for card in prerequisite_order(unseen, introduced, room)])
+    new = [Showing(card, None) for card in prerequisite_order([showing.card for showing in spread], introduced)]
+    return spread_topics(due) + new + waiting
+
+
+def _due_showings(store: Store, selected: dict[str, Card], reviews_left: dict[str, int], now: datetime,
+                  end: datetime, rng: random.Random) -> tuple[list[Showing], list[Showing]]:
+    """Cards due now (reviews due today within each deck's cap, learning steps due now), and learning steps
+    due within the learn-ahead window (`reviews_left` is spent as reviews are taken)."""
+    from studytool.problems.levels import level_for
+
     due, waiting = [], []
     for key, schedule in store.due(max(end, now + LEARN_AHEAD)):
         card = selected.get(key)
@@ -152,16 +170,7 @@ def review_queue(
             due.append(Showing(card, rng.randrange(SEED_RANGE), level=level))
         elif schedule.due <= now + LEARN_AHEAD:
             waiting.append(Showing(card, rng.randrange(SEED_RANGE), again=True, due=schedule.due, level=level))
-    started = store.new_cards_by_deck(start)
-    # as Anki's "new cards ignore review limit" (off by default): new cards fit in what the review cap leaves
-    room = {deck: max(0, min(limit.new - started.get(deck, 0), reviews_left[deck])) for deck, limit in limits.items()}
-    scheduled = store.scheduled_keys()
-    introduced = {card.topic for deck in decks for card in deck.cards if card.key in scheduled}
-    unseen = [card for key, card in selected.items() if key not in scheduled]
-    # a topic's first card after its prerequisites' (topic graph); spreading topics apart may not undo that
-    spread = spread_topics([Showing(card, None) for card in prerequisite_order(unseen, introduced, room)])
-    new = [Showing(card, None) for card in prerequisite_order([showing.card for showing in spread], introduced)]
-    return spread_topics(due) + new + waiting
+    return due, waiting
 
 
 def new_room(store: Store, decks: Sequence[str], new_limit: int | None, now: datetime, days: Days) -> tuple[int, int]:
