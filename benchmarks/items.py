@@ -62,12 +62,21 @@ def main() -> None:
                         ("true exactly when the statement has a negation", "cue")):
         right, total = blind[name, True], blind[name, True] + blind[name, False]
         print(f"{label}: {right:,} of {total:,} = {right / total:.1%}" if total else f"{label}: -")
-    copied = sorted(key for (key, position), n in copies.items()
-                    if position != "shown" and n > MAX_PROMPT_LEAK * copies[key, "shown"])
-    print(f"cards where copying a shown number is right in > {MAX_PROMPT_LEAK:.0%} of showings: {sorted(set(copied))}")
+    print(f"cards where copying a shown number (one place on screen) is right in > {MAX_PROMPT_LEAK:.0%} of "
+          f"showings: {_copied(copies)}")
     print(f"target: no letter > {MAX_LETTER_SHARE:.0%}, true {TRUE_SHARE[0]:.0%}-{TRUE_SHARE[1]:.0%}, every choice "
           f"card moves, no format line shows an answer, at most {MAX_FIXED_NUMERIC} fixed numeric cards, "
           f"longest option <= {MAX_LONGEST:.0%}, negation cue <= {MAX_NEGATION_CUE:.0%}, no shown number copied")
+
+
+def _copied(copies: Counter) -> str:
+    """Each such card with its best place's count over its showings: a card is shown about once per seed
+    here, so one lucky coincidence can cross 5% (`decks audit` draws 100 per card)."""
+    worst: dict[str, int] = {}
+    for (key, position), n in copies.items():
+        if position != "shown" and n > MAX_PROMPT_LEAK * copies[key, "shown"]:
+            worst[key] = max(n, worst.get(key, 0))
+    return ", ".join(f"{key} {n}/{copies[key, 'shown']}" for key, n in sorted(worst.items())) or "none"
 
 
 def _all_but_shortest(options) -> frozenset[int]:
