@@ -1,12 +1,18 @@
 """Backups of the progress database, as Anki keeps them.
 
-Before the first write of each day `open_store` calls `ensure_daily`: the full
-`PRAGMA integrity_check` (which finds damage that `quick_check` misses), then a
-copy taken with SQLite's online backup API into `backups/` beside the
-database (`$STUDYTOOL_HOME/backups/` by default). A database that fails the
-check is never written: the error names the newest good backup and the command
-that restores it. Of the copies, the newest of each of the last 7 days and of
-each of the last 4 weeks are kept.
+Before the first write of each day (Anki's day: it starts at `day_start`,
+`days.py`) a copy is taken with SQLite's online backup API into `backups/`
+beside the database (`$STUDYTOOL_HOME/backups/` by default), once the file
+passed the full `PRAGMA integrity_check` (`guard.py`, which runs it before
+every process's first write). A database that fails the check is never
+written: the error names the newest good backup and the command that restores
+it. Of the copies, the newest of each of the last 7 days and of each of the
+last 4 weeks are kept.
+
+A backup's name holds the clock's time (`STUDYTOOL_NOW` if set) and a number
+one above every earlier backup's, so names never collide and "newest" means
+taken last, whatever the clock said: a backup dated in the future (a clock set
+back) neither stops today's nor passes for the newest.
 
 Backups are read immutable (they are never written once taken), so listing
 them leaves no -wal or -shm files in the folder. A restore keeps the file it
@@ -19,18 +25,18 @@ import os
 import re
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
-from urllib.parse import quote
 
 from studytool.config import now as clock_now
+from studytool.study.days import Days
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 
 KEEP_DAILY = 7
 KEEP_WEEKLY = 4
-STAMP = "%Y-%m-%dT%H%M%SZ"                        # UTC, sorts like time: studytool-2026-12-01T083000Z.db
-_NAME = re.compile(r"(?P<stem>.+)-(?P<stamp>\d{4}-\d\d-\d\dT\d{6}Z)\.db\Z")
+STAMP = "%Y-%m-%dT%H%M%SZ"                        # UTC: studytool-2026-12-01T083000Z-12.db, the 12th taken
+_NAME = re.compile(r"(?P<stem>.+)-(?P<stamp>\d{4}-\d\d-\d\dT\d{6}Z)(?:-(?P<number>\d{1,9}))?\.db\Z")
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,7 @@ class Backup:
     time: datetime          # when it was taken (UTC)
     size: int               # bytes
     answers: int | None     # answers in its review log; None: the copy cannot be read
+    number: int = 0         # one above every backup before it (0: named before numbers were)
 
     @property
     def name(self) -> str:
@@ -49,6 +56,7 @@ class Backup:
 class Restored:
     backup: Backup
     replaced: Path | None   # where the database it replaced was moved (None: there was none)
+    replaced_answers: int | None = None   # the answers that one held, if they could be counted
 
 
 def folder_for(db: Path) -> Path:
@@ -58,7 +66,7 @@ def folder_for(db: Path) -> Path:
 
 def integrity_problems(db: Path) -> list[str]:
     """The full `PRAGMA integrity_check` of `db`, read-only: its problems, empty when it is healthy."""
-    from studytool.study.store import BUSY_TIMEOUT_S, read_only_uri
+    from studytool.study.migrations import BUSY_TIMEOUT_S, read_only_uri
 
     try:
         con = sqlite3.connect(read_only_uri(db), uri=True, timeout=BUSY_TIMEOUT_S)
@@ -84,13 +92,17 @@ def backups(db: Path, *, count: bool = True) -> list[Backup]:
         path = folder / name
         if match and match["stem"] == Path(db).stem and path.is_file():
             taken = datetime.strptime(match["stamp"], STAMP).replace(tzinfo=timezone.utc)
-            found.append(Backup(path, taken, path.stat().st_size, _answers(path) if count else None))
-    return sorted(found, key=lambda backup: backup.time, reverse=True)
+            found.append(Backup(path, taken, path.stat().st_size, _answers(path) if count else None,
+                                int(match["number"] or 0)))
+    return sorted(found, key=lambda backup: (backup.number, backup.time), reverse=True)
 
 
 def _answers(path: Path) -> int | None:
+    """The answers logged in a backup (read immutable: nothing beside it) or a database (with its -wal)."""
+    from studytool.study.migrations import read_only_uri
+
     try:
-        con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1", uri=True)
+        con = sqlite3.connect(read_only_uri(path), uri=True)
         try:
             return con.execute("SELECT count(*) FROM reviews").fetchone()[0]
         finally:
@@ -99,22 +111,24 @@ def _answers(path: Path) -> int | None:
         return None
 
 
-def take(db: Path, now: datetime | None = None) -> Backup:
-    """Check `db` in full and copy it into the backup folder (then prune); `StudytoolError` if it is damaged."""
-    problems = integrity_problems(db)
-    if problems:
-        raise damaged(db, problems)
+def take(db: Path, now: datetime | None = None, *, checked: bool = False, days: Days | None = None) -> Backup:
+    """Check `db` in full (unless the caller just did: `checked`) and copy it into the backup folder, then prune;
+    `StudytoolError` if it is damaged."""
+    if not checked:
+        problems = integrity_problems(db)
+        if problems:
+            raise damaged(db, problems)
     now = now or clock_now()
     folder = folder_for(db)
-    target = folder / f"{Path(db).stem}-{now.astimezone(timezone.utc).strftime(STAMP)}.db"
-    temporary = None
+    temporary = target = None
     import tempfile
 
-    from studytool.study.store import BUSY_TIMEOUT_S, read_only_uri
+    from studytool.study.migrations import BUSY_TIMEOUT_S, read_only_uri
 
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")   # two sessions at once
+        target = _reserve(db, now)
+        handle, name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
         os.close(handle)
         temporary = Path(name)
         source = sqlite3.connect(read_only_uri(db), uri=True, timeout=BUSY_TIMEOUT_S)
@@ -125,35 +139,60 @@ def take(db: Path, now: datetime | None = None) -> Backup:
             copy.close()
             source.close()
         os.replace(temporary, target)
-    except BaseException as error:   # Ctrl-C too: no half copy is left in the folder
-        if temporary is not None:
-            temporary.unlink(missing_ok=True)
+    except BaseException as error:   # Ctrl-C too: no half copy (nor the name kept for it) is left in the folder
+        for path in (temporary, target):
+            if path is not None:
+                path.unlink(missing_ok=True)
         if not isinstance(error, (OSError, sqlite3.Error)):
             raise
         raise StudytoolError(_("cannot back up {db} into {folder} ({reason}); nothing was written").format(
             db=db, folder=folder, reason=" ".join(str(error).split()))) from None
-    prune(db, keep=target)   # kept whatever the clock says: the newest may be dated later (STUDYTOOL_NOW)
-    return Backup(target, now.astimezone(timezone.utc).replace(microsecond=0), target.stat().st_size, _answers(target))
+    number = int(_NAME.match(target.name)["number"])
+    prune(db, keep=target, days=days)
+    return Backup(target, now.astimezone(timezone.utc).replace(microsecond=0), target.stat().st_size,
+                  _answers(target), number)
 
 
-def ensure_daily(db: Path, now: datetime | None = None) -> Backup | None:
-    """Before the day's first write: `take` a backup unless one was taken today (local time); the one taken."""
+def _reserve(db: Path, now: datetime) -> Path:
+    """The next backup's name, created empty so that a second session at the same moment takes the one after."""
+    number = max((backup.number for backup in backups(db, count=False)), default=0) + 1
+    stamp = now.astimezone(timezone.utc).strftime(STAMP)
+    while True:
+        target = folder_for(db) / f"{Path(db).stem}-{stamp}-{number}.db"
+        try:
+            os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            return target
+        except FileExistsError:
+            number += 1
+
+
+def ensure_daily(db: Path, now: datetime | None = None, *, days: Days | None = None,
+                 checked: bool = False) -> Backup | None:
+    """Before the day's first write: `take` a backup unless one is dated today (Anki's day); the one taken.
+
+    Only a backup of the same day counts: one dated later (a clock set back) does not stop today's.
+    """
     now = now or clock_now()
-    newest = backups(db, count=False)
-    if newest and newest[0].time.astimezone().date() >= now.astimezone().date():   # a clock set back: no copy
+    days = days or Days()
+    today = days.number(now)
+    if any(days.number(backup.time) == today for backup in backups(db, count=False)):
         return None
-    return take(db, now)
+    return take(db, now, checked=checked, days=days)
 
 
-def prune(db: Path, keep: Path | None = None) -> list[Path]:
-    """Delete the backups that are neither the newest of one of the last 7 days nor of the last 4 weeks (nor `keep`)."""
-    newest_per_day: dict[object, Backup] = {}
+def prune(db: Path, keep: Path | None = None, days: Days | None = None) -> list[Path]:
+    """Delete the backups that are neither the newest of one of the last 7 days nor of the last 4 weeks (nor `keep`).
+
+    Days are Anki's (`days`); "last" and "newest" go by the order taken, not by the dates in the names.
+    """
+    days = days or Days()
+    newest_per_day: dict[int, Backup] = {}
     newest_per_week: dict[object, Backup] = {}
     found = backups(db, count=False)
-    for backup in found:   # newest first, so the first of each day or week is its newest
-        local = backup.time.astimezone()
-        newest_per_day.setdefault(local.date(), backup)
-        newest_per_week.setdefault(local.isocalendar()[:2], backup)
+    for backup in found:   # taken last first, so the first of each day or week is its newest
+        day = days.number(backup.time)
+        newest_per_day.setdefault(day, backup)
+        newest_per_week.setdefault(date.fromordinal(day).isocalendar()[:2], backup)
     kept = {b.path for b in list(newest_per_day.values())[:KEEP_DAILY]} | {keep}
     kept |= {b.path for b in list(newest_per_week.values())[:KEEP_WEEKLY]}
     dropped = [backup.path for backup in found if backup.path not in kept]
@@ -163,8 +202,9 @@ def prune(db: Path, keep: Path | None = None) -> list[Path]:
 
 
 def newest_good(db: Path) -> Backup | None:
-    """The newest backup that passes the full integrity check."""
-    return next((backup for backup in backups(db) if not integrity_problems(backup.path)), None)
+    """The backup taken last that is a readable progress database and passes the full integrity check."""
+    return next((backup for backup in backups(db)
+                 if backup.answers is not None and not integrity_problems(backup.path)), None)
 
 
 def damaged(db: Path, problems: list[str]) -> StudytoolError:
@@ -197,8 +237,13 @@ def restore(db: Path, name: str | None = None, *, force: bool = False, now: date
                 db=db, name=chosen.name))
         stamp = (now or clock_now()).astimezone(timezone.utc).strftime(STAMP)
         replaced = db.with_name(f"{db.name}.replaced-{stamp}")
+        extra = 1
+        while os.path.lexists(replaced):   # a second restore at the same clock time keeps the first one's too
+            extra += 1
+            replaced = db.with_name(f"{db.name}.replaced-{stamp}-{extra}")
+    replaced_answers = _answers(db) if db.exists() else None
     _put_in_place(chosen.path, db, replaced)
-    return Restored(chosen, replaced)
+    return Restored(chosen, replaced, replaced_answers)
 
 
 def _chosen(db: Path, name: str | None) -> Backup:

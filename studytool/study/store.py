@@ -7,8 +7,9 @@ and is read by SQLite's date functions.
 
 Safety: an existing file is first opened read-only and checked (integrity,
 schema version); only then is it opened for writing. A file that fails the
-check is never modified, and the day's first open for writing runs the full
-integrity check and takes a backup first (`backup.py`). A read-only check
+check is never modified: every process checks the file in full before its
+first write (`guard.py`), and the day's first write takes a backup first
+(`backup.py`). A read-only check
 leaves no -wal/-shm files. Every write is one `BEGIN IMMEDIATE` transaction, so
 two sessions at once queue on `busy_timeout` instead of failing with
 "database is locked".
@@ -52,6 +53,7 @@ class Store:
         self.con = con
         self.path = path
         self.batching = False   # inside `batch()`: transactions join it, one commit at its end
+        self.guard: Any = None   # guard.Guard, set by open_store: the full check before the first write
 
     def __enter__(self) -> Store:
         return self
@@ -60,7 +62,10 @@ class Store:
         self.close()
 
     def close(self) -> None:
-        self.con.close()
+        if self.guard is None:
+            self.con.close()
+        else:
+            self.guard.close(self.con)   # stops a check nobody waits for; notes the file as left if it passed
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -68,6 +73,8 @@ class Store:
         if self.batching:
             yield self.con
             return
+        if self.guard is not None:
+            self.guard.wait()   # a database that fails the full integrity check is never written (guard.py)
         try:
             self.con.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
@@ -302,9 +309,9 @@ def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Stor
     With `create=False` (read-only commands) nothing is created: where no
     database exists yet, an empty one in memory stands in for it, and a file
     that may not be written (a read-only folder) is read as it is.
-    With `backups`, the day's first open for writing (for a read-only command:
-    only when it must upgrade the schema) checks the file in full and backs it
-    up first (`studytool.study.backup.ensure_daily`).
+    An existing file is checked in full before this process first writes to
+    it (`studytool.study.guard`: in the background from here when `create`),
+    and with `backups` the day's first write takes a backup first.
     """
     _check_folders(path)
     version = check_database(path)
@@ -312,10 +319,11 @@ def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Stor
         return _empty_store(path)
     if not create and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
         return _read_only_store(path, version)
-    if backups and version and (create or version < SCHEMA_VERSION):   # stats reads: no daily wait for it
-        from studytool.study.backup import ensure_daily
+    guard = None
+    if version:   # stats reads: no check unless it must upgrade the schema, which writes
+        from studytool.study.guard import Guard
 
-        ensure_daily(path)
+        guard = Guard(path, backups=backups, background=create)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
@@ -323,12 +331,13 @@ def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Stor
         raise unreadable(path, error) from None
     con.row_factory = sqlite3.Row
     store = Store(con, path)
+    store.guard = guard
     try:
         con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         _use_wal(con)
         if version < SCHEMA_VERSION:
             store.migrate()
     except sqlite3.Error as error:
-        con.close()
+        store.close()
         raise unreadable(path, error) from None
     return store

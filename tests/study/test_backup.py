@@ -8,67 +8,17 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from backup_fixtures import T0, answers_in, beside, damage_missed_by_quick_check, db, english, record, write
 from typer.testing import CliRunner
 
 from studytool.cli import app
 from studytool.errors import StudytoolError
 from studytool.study import backup
-from studytool.study.store import Answer, Schedule, check_database, open_store
+from studytool.study.days import Days
+from studytool.study.store import open_store
 
-T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def english(monkeypatch):
-    """Messages are checked word for word: pin the interface language (an earlier test may have set zh)."""
-    from studytool.i18n import set_language
-
-    monkeypatch.setenv("STUDYTOOL_LANG", "en")
-    set_language(None)
-    yield
-    set_language(None)
-
-
-def record(db: Path, n: int, start: int = 0) -> None:
-    with open_store(db, backups=False) as store:
-        for i in range(start, start + n):
-            answer = Answer(card=f"d/c{i}", topic="softmax", mode="review", rating=3, correct=True, answer="7",
-                            seed=i, params={}, duration_ms=1, time=T0)
-            store.record(answer, lambda prior: Schedule(2, None, 3.0, 5.0, T0 + timedelta(days=3), T0))
-
-
-def answers_in(db: Path) -> int:
-    con = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
-    try:
-        return con.execute("SELECT count(*) FROM reviews").fetchone()[0]
-    finally:
-        con.close()
-
-
-def beside(db: Path) -> list[str]:
-    """The journal and lock files next to the database."""
-    return sorted(p.name for p in db.parent.iterdir() if p.name.startswith(db.name + "-"))
-
-
-def damage_missed_by_quick_check(db: Path) -> None:
-    """Make an index disagree with its table: quick_check does not compare them, integrity_check does."""
-    con = sqlite3.connect(db)
-    con.execute("PRAGMA writable_schema = ON")
-    con.execute("UPDATE sqlite_master SET sql = 'CREATE INDEX cards_due ON cards (deck)' WHERE name = 'cards_due'")
-    con.commit()
-    con.close()
-    con = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
-    assert con.execute("PRAGMA quick_check").fetchall() == [("ok",)]
-    assert con.execute("PRAGMA integrity_check").fetchall() != [("ok",)]
-    con.close()
-
-
-@pytest.fixture
-def db(tmp_path):
-    path = tmp_path / "studytool.db"
-    record(path, 3)
-    return path
+__all__ = ["db", "english"]   # fixtures, used by name
 
 
 # --- taking, listing, pruning -------------------------------------------------------------------------------
@@ -76,7 +26,7 @@ def db(tmp_path):
 
 def test_a_backup_is_a_consistent_copy_with_its_answers(db):
     taken = backup.take(db, T0)
-    assert taken.path == db.parent / "backups" / "studytool-2026-11-01T120000Z.db"
+    assert taken.path == db.parent / "backups" / "studytool-2026-11-01T120000Z-1.db"   # the first one taken
     assert taken.answers == 3 and taken.size == taken.path.stat().st_size
     assert backup.integrity_problems(taken.path) == []
     assert beside(taken.path) == []   # listing and checking backups leaves no -wal/-shm in the folder
@@ -94,19 +44,45 @@ def test_a_clock_set_back_takes_no_copy_and_never_loses_the_one_it_takes(db):
     """STUDYTOOL_NOW may go back in time (scripts, tests): the backups stay, and a copy taken is never pruned at once."""
     for day in range(10):
         backup.take(db, T0 + timedelta(days=day))
-    assert backup.ensure_daily(db, T0) is None   # a newer copy exists already
+    assert backup.ensure_daily(db, T0) is None   # that day has its copy already
     earlier = backup.take(db, T0 - timedelta(days=30))
     assert earlier.path.exists() and earlier.answers == 3
     assert earlier.time == T0 - timedelta(days=30)
+    assert backup.backups(db)[0] == earlier   # taken last, so the newest, whatever its date
 
 
-def test_open_store_for_writing_backs_up_first(db):
-    with open_store(db):
-        pass
+def test_a_backup_dated_in_the_future_does_not_stop_todays(db):
+    """F3: a copy taken with the real clock (December), then study with STUDYTOOL_NOW in March: a copy each day."""
+    backup.take(db, datetime(2026, 12, 1, 8, 21, tzinfo=timezone.utc))
+    march = datetime(2026, 3, 2, 8, 30, tzinfo=timezone.utc)
+    for day in range(8):
+        assert backup.ensure_daily(db, march + timedelta(days=day)) is not None, day
+    dates = [b.time.date().isoformat() for b in backup.backups(db)]
+    assert dates[:7] == [f"2026-03-{d:02d}" for d in range(9, 2, -1)]   # taken last first; 7 daily kept
+
+
+def test_the_day_of_a_backup_is_ankis_day(db):
+    """03:30 still belongs to the day before (day_start 4, as every other count): no second copy for it."""
+    days = Days(4, timezone.utc)
+    evening = datetime(2026, 3, 2, 22, 0, tzinfo=timezone.utc)
+    assert backup.ensure_daily(db, evening, days=days) is not None
+    assert backup.ensure_daily(db, evening + timedelta(hours=5, minutes=30), days=days) is None   # 03:30 on the 3rd
+    assert backup.ensure_daily(db, evening + timedelta(hours=6, minutes=30), days=days) is not None   # 04:30
+
+
+def test_names_never_collide(db):
+    """The same clock time twice (STUDYTOOL_NOW stands still): two copies, numbered in the order taken."""
+    first, second = backup.take(db, T0), backup.take(db, T0)
+    assert (first.number, second.number) == (1, 2) and first.path != second.path
+    assert backup.backups(db) == [second]   # the older copy of that day is pruned, not overwritten
+
+
+
+def test_the_first_write_backs_up_first(db):
+    write(db)
     [taken] = backup.backups(db)
     assert taken.answers == 3
-    with open_store(db):   # later the same day
-        pass
+    write(db)   # later the same day
     assert len(backup.backups(db)) == 1
 
 
@@ -136,64 +112,6 @@ def test_prune_touches_only_backups_of_this_database(db):
         backup.take(db, T0 + timedelta(days=day))
     assert other.exists() and notes.exists()
 
-
-# --- damage -------------------------------------------------------------------------------------------------
-
-
-def test_damage_quick_check_misses_is_never_written_and_names_the_backup(db):
-    good = backup.take(db, T0 - timedelta(days=1))
-    damage_missed_by_quick_check(db)
-    before = db.read_bytes()
-    with pytest.raises(StudytoolError) as caught:
-        open_store(db)
-    message = str(caught.value)
-    assert "\n" not in message
-    assert message.startswith(f"{db} is damaged (")
-    assert f"The newest good backup is {good.name} (3 answers)" in message
-    assert f"'studytool backup restore {good.name}'" in message
-    assert db.read_bytes() == before   # byte-identical
-    assert beside(db) == []
-
-
-def test_a_damaged_database_without_backups_says_so(db):
-    damage_missed_by_quick_check(db)
-    with pytest.raises(StudytoolError, match="there is no backup to restore"):
-        open_store(db)
-
-
-@pytest.mark.parametrize("garbage", [b"not a database at all" * 100, b"SQLite format 3\x00" + b"\xff" * 4000])
-def test_a_read_only_check_leaves_nothing_beside_a_damaged_database(tmp_path, garbage):
-    db = tmp_path / "studytool.db"
-    db.write_bytes(garbage)
-    with pytest.raises(StudytoolError, match="cannot use this progress database"):
-        open_store(db)
-    assert db.read_bytes() == garbage and beside(db) == []
-
-
-def test_a_read_only_check_leaves_nothing_beside_a_healthy_database(db):
-    assert check_database(db) > 0
-    assert beside(db) == []
-
-
-def test_flipped_bytes_are_caught_before_any_write(db):
-    """Random byte flips: every flip that any check catches leaves the file byte-identical."""
-    import random
-
-    pristine = db.read_bytes()
-    rng = random.Random(10)
-    for _ in range(40):
-        damaged = bytearray(pristine)
-        for _ in range(3):
-            damaged[rng.randrange(100, len(damaged))] ^= 1 << rng.randrange(8)
-        db.write_bytes(bytes(damaged))
-        for path in backup.backups(db):
-            path.path.unlink()
-        try:
-            open_store(db).close()
-        except StudytoolError:
-            assert db.read_bytes() == bytes(damaged) and beside(db) == []
-        else:
-            assert backup.integrity_problems(db) == []
 
 
 # --- restore ------------------------------------------------------------------------------------------------
@@ -367,7 +285,8 @@ def test_backup_cli_round_trip(tmp_path):
     assert "(4 answers)" in made.stdout
     listed = runner.invoke(app, ["backup", "list", "--json"], env=env)
     [entry] = json.loads(listed.stdout)
-    assert set(entry) == {"name", "time", "size", "answers"} and entry["answers"] == 4
+    assert set(entry) == {"name", "time", "size", "answers", "number", "restore_default"} and entry["answers"] == 4
+    assert entry["restore_default"] is True
     assert entry["name"] in runner.invoke(app, ["backup", "list"], env=env).stdout
     record(home / "studytool.db", 1, start=4)
     refused = runner.invoke(app, ["backup", "restore", entry["name"]], env=env)
@@ -375,7 +294,7 @@ def test_backup_cli_round_trip(tmp_path):
     restored = runner.invoke(app, ["backup", "restore", entry["name"], "--force"], env=env)
     assert restored.exit_code == 0, restored.output
     assert answers_in(home / "studytool.db") == 4
-    assert "The replaced database is kept as" in restored.stdout
+    assert "The replaced database (5 answers) is kept as" in restored.stdout
 
 
 def test_backup_of_a_damaged_database_refuses_and_names_the_good_one(tmp_path):
@@ -388,18 +307,6 @@ def test_backup_of_a_damaged_database_refuses_and_names_the_good_one(tmp_path):
     assert result.exit_code == 1
     assert f"studytool backup restore {good.name}" in result.stderr and result.stderr.count("\n") == 1
 
-
-def test_quiz_on_damage_quick_check_misses_writes_nothing(tmp_path):
-    home = tmp_path / "home"
-    db = home / "studytool.db"
-    record(db, 2)
-    good = backup.take(db, datetime.now(timezone.utc) - timedelta(days=1))
-    damage_missed_by_quick_check(db)
-    before = db.read_bytes()
-    result = runner.invoke(app, ["quiz", "--count", "1"], env={"STUDYTOOL_HOME": str(home)}, input="1\n1\n")
-    assert result.exit_code == 1
-    assert result.stderr.count("\n") == 1 and f"studytool backup restore {good.name}" in result.stderr
-    assert db.read_bytes() == before and beside(db) == []
 
 
 @pytest.mark.parametrize("make", [os.mkfifo, None])
@@ -455,3 +362,36 @@ def test_a_read_only_command_takes_no_daily_backup(db):
     with open_store(db, create=False) as store:
         assert store.answers_total() == 3
     assert backup.backups(db) == []
+
+
+
+def test_restore_without_a_name_puts_back_the_one_taken_last_and_says_which(tmp_path):
+    """F5: a copy dated December (3 answers), then one dated March (5): without a NAME, March's is put back, and
+    `backup list` says so before."""
+    home = tmp_path / "home"
+    db = home / "studytool.db"
+    env = {"STUDYTOOL_HOME": str(home)}
+    record(db, 3)
+    backup.take(db, datetime(2026, 12, 1, 8, 21, tzinfo=timezone.utc))
+    record(db, 2, start=3)
+    march = backup.take(db, datetime(2026, 3, 2, 8, 12, tzinfo=timezone.utc))
+    damage_missed_by_quick_check(db)
+    when = march.time.astimezone().strftime("%Y-%m-%d %H:%M")
+    listed = runner.invoke(app, ["backup", "list"], env=env)
+    assert f"puts back {march.name} (taken {when}, 5 answers)" in " ".join(listed.stdout.split())
+    chosen = [entry for entry in json.loads(runner.invoke(app, ["backup", "list", "--json"], env=env).stdout)
+              if entry["restore_default"]]
+    assert [entry["name"] for entry in chosen] == [march.name]
+    restored = runner.invoke(app, ["backup", "restore"], env=env)
+    assert restored.exit_code == 0, restored.output
+    said = " ".join(restored.stdout.split())
+    assert said.startswith(f"Restored {march.name} (taken {when}, 5 answers) to {db}")
+    assert "The replaced database (5 answers) is kept as" in said
+    assert answers_in(db) == 5
+
+
+def test_a_second_restore_at_the_same_clock_time_keeps_both_replaced_files(db):
+    backup.take(db, T0)
+    first = backup.restore(db, force=True, now=T0)
+    second = backup.restore(db, force=True, now=T0)
+    assert first.replaced != second.replaced and first.replaced.exists() and second.replaced.exists()
