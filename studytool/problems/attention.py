@@ -54,13 +54,12 @@ def _softmax_max(xs: np.ndarray, p: np.ndarray, linear: np.ndarray | None, param
 
 
 _SOFTMAX_QUESTIONS = {"vector": _softmax_vector, "max": _softmax_max}
-SOFTMAX_ASKS = tuple(_SOFTMAX_QUESTIONS)
 
 
 @generator(
     "softmax",
     "Softmax of a short score vector, or the largest probability.",
-    asks=SOFTMAX_ASKS,
+    asks=_SOFTMAX_QUESTIONS,
     params=(
         Param("x", "the scores, pinned (default: drawn, distinct integers)", None, numbers(2, 6, lo=-20, hi=20)),
         Param("size", "number of scores (default: drawn from 3..4)", None, int_in(2, 6)),
@@ -78,7 +77,6 @@ def softmax(rng: np.random.Generator, *, x, size, low, high, ask) -> Variant:
     import numpy as np
     from studytool import engine
 
-    ask = ask or pick(rng, SOFTMAX_ASKS)
     if x is None:
         x = distinct_ints(rng, size or int(rng.integers(3, 5)), low, high)
     xs = np.asarray(x, dtype=float)
@@ -268,7 +266,6 @@ def attention_scores(rng: np.random.Generator, *, q, k, v, len_q, len_k, d_k, d_
 
     The notes' example (encoder self-test) pins d_model=512, n_heads=8, ask=d_k: d_k = 512/8 = 64.
     """
-    ask = ask or pick(rng, ATTENTION_ASKS)
     if ask in _HEAD_QUESTIONS:
         return _HEAD_QUESTIONS[ask](_heads(rng, d_model, n_heads, ask))
     return _TINY_QUESTIONS[ask](_tiny(rng, q, k, v, len_q, len_k, d_k, ask))

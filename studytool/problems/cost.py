@@ -111,14 +111,13 @@ def _block_crossover(a: _Attention) -> Variant:
 
 
 _QUESTIONS = {"scores": _scores, "projection": _projection, "crossover": _crossover, "block": _block_crossover}
-ASKS = tuple(_QUESTIONS)
 
 
 @generator(
     "attention_cost",
     "Multiply-adds of QK^T (B*h*L^2*d_k) vs one projection (B*L*d^2); where L^2 overtakes one projection "
         "(L = d) and a whole block (L = 6d).",
-    asks=ASKS,
+    asks=_QUESTIONS,
     params=sizes(*NOTES_LAYER),   # the layer's four sizes
     example={**NOTES_LAYER, "ask": "scores"},
     constraints=(divisible,),
@@ -128,7 +127,6 @@ def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads
 
     The notes' example pins batch=32, seq_len=10, d_model=512, n_heads=8, ask=scores: 32·8·10²·64 = 1,638,400.
     """
-    ask = ask or pick(rng, ASKS)
     heads = [c for c in (2, 4, 8) if d_model is None or d_model % c == 0] or [1]
     h = n_heads if n_heads is not None else pick(rng, heads)
     # small drawn sizes: a count to multiply out by hand, not a 12-digit calculator exercise

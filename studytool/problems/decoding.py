@@ -39,7 +39,6 @@ def temperature_softmax(rng: np.random.Generator, *, logits, temperature, ask) -
     import numpy as np
     from studytool import engine
 
-    ask = ask or pick(rng, ASKS)
     z = np.asarray(logits if logits is not None else distinct_ints(rng, int(rng.integers(3, 5)), -1, 4), dtype=float)
     t = temperature if temperature is not None else float(pick(rng, (0.5, 2.0, 0.25, 4.0)))
     p = engine.softmax(z / t)
@@ -110,7 +109,6 @@ def beam_search(rng: np.random.Generator, *, p_first, x_after_a, x_after_b, ask)
     """
     import numpy as np
 
-    ask = ask or pick(rng, BEAM_ASKS)
     if p_first is None or x_after_a is None or x_after_b is None:
         drawn = _two_steps(rng)
         p_first, x_after_a, x_after_b = (v if v is not None else d for v, d in zip((p_first, x_after_a, x_after_b), drawn))

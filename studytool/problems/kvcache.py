@@ -41,7 +41,6 @@ def kv_cache(rng: np.random.Generator, *, num_layers, batch, seq_len, d_model, b
     """
     from studytool import engine
 
-    ask = ask or pick(rng, ASKS)
     layers = num_layers if num_layers is not None else pick(rng, (6, 12, 24, 32))
     d = d_model if d_model is not None else pick(rng, (512, 768, 1024, 2048, 4096))
     b = batch if batch is not None else pick(rng, (1, 2, 4, 8))

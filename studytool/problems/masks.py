@@ -104,13 +104,12 @@ def _causal_blocked(c: _Causal, rng: np.random.Generator) -> Variant:
 
 _CAUSAL_QUESTIONS = {"matrix": _causal_matrix, "allowed": _causal_allowed, "blocked": _causal_blocked,
                      "visible": _causal_visible}
-CAUSAL_ASKS = tuple(_CAUSAL_QUESTIONS)
 
 
 @generator(
     "causal_mask",
     "The n x n causal mask: its entries, how many are allowed/blocked, which positions step t sees.",
-    asks=CAUSAL_ASKS,
+    asks=_CAUSAL_QUESTIONS,
     params=(
         Param("n", "sequence length (default: drawn from 3..6 for the matrix and a row, 3..14 for counts)", None,
             int_in(2, 14)),
@@ -127,7 +126,6 @@ def causal_mask(rng: np.random.Generator, *, n, t, ask) -> Variant:
     """
     from studytool import engine
 
-    ask = ask or pick(rng, CAUSAL_ASKS)
     # a pinned step must exist; n = 3 blocks 3 cells, so copying n would answer ask=blocked
     least = (4 if ask == "blocked" else 3) if t is None else max(3, t + 1)
     most = 15 if ask in ("allowed", "blocked") else 7   # a count needs no hand-written matrix: longer n
@@ -199,13 +197,12 @@ def _padding_causal(head: str, steps: tuple[str, ...], mask: np.ndarray, lengths
 
 
 _PADDING_QUESTIONS = {"matrix": _padding_matrix, "count": _padding_count, "causal_count": _padding_causal}
-PADDING_ASKS = tuple(_PADDING_QUESTIONS)
 
 
 @generator(
     "padding_mask",
     "The padding mask for a batch of lengths, or how many positions it blocks.",
-    asks=PADDING_ASKS,
+    asks=_PADDING_QUESTIONS,
     params=(
         Param("lengths", "real lengths of the sentences, pinned (default: drawn)", None,
             numbers(1, 6, lo=1, hi=12, integers=True)),
@@ -222,7 +219,6 @@ def padding_mask(rng: np.random.Generator, *, lengths, batch, max_len, ask) -> V
     """
     from studytool import engine
 
-    ask = ask or pick(rng, PADDING_ASKS)
     if lengths is None:
         lengths = _draw_lengths(rng, batch, max_len)
     max_len = max_len if max_len is not None else max(lengths)
@@ -320,13 +316,12 @@ def _predict(f: _Forcing, rng: np.random.Generator) -> Variant:
 
 
 _TEACHER_QUESTIONS = {"decoder_input": _decoder_input, "labels": _labels, "visible": _visible, "predict": _predict}
-TEACHER_ASKS = tuple(_TEACHER_QUESTIONS)
 
 
 @generator(
     "teacher_forcing",
     "Teacher forcing: the shifted-right decoder input, the labels, what step t sees and predicts.",
-    asks=TEACHER_ASKS,
+    asks=_TEACHER_QUESTIONS,
     params=(
         Param("target", "the target sentence as words, pinned (default: drawn)", None, tokens(2, 6)),
         Param("source", "the source sentence, shown for context (default: drawn with the target)", None, text),
@@ -343,7 +338,6 @@ def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Vari
     """
     import numpy as np
 
-    ask = ask or pick(rng, TEACHER_ASKS)
     if target is None:
         long_enough = [pair for pair in SENTENCES if t is None or len(pair[1]) >= t]  # a pinned step must exist
         source, target = pick(rng, long_enough) if source is None else (source, pick(rng, long_enough)[1])

@@ -37,7 +37,6 @@ def tied_embeddings(rng: np.random.Generator, *, vocab, d_model, ask) -> Variant
     """
     from studytool import engine
 
-    ask = ask or pick(rng, TIED_ASKS)
     v = vocab if vocab is not None else pick(rng, (8000, 16000, 32000, 37000, 50000))
     d = d_model if d_model is not None else pick(rng, (256, 512, 768, 1024))
     params = {"vocab": v, "d_model": d, "ask": ask}
@@ -86,7 +85,6 @@ def transformer_params(rng: np.random.Generator, *, vocab, d_model, n_heads, num
     """
     from studytool import engine
 
-    ask = ask or pick(rng, MODEL_ASKS)
     v = vocab if vocab is not None else pick(rng, (8000, 16000, 32000, 37000))
     widths = [w for w in (256, 512, 768, 1024) if n_heads is None or w % n_heads == 0] or [64 * n_heads]
     d = d_model if d_model is not None else pick(rng, widths)

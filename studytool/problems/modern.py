@@ -35,7 +35,6 @@ def rms_norm(rng: np.random.Generator, *, x, ask) -> Variant:
     import numpy as np
     from studytool import engine
 
-    ask = ask or pick(rng, RMS_ASKS)
     if x is None:
         x = [v if v else 5 for v in distinct_ints(rng, int(rng.integers(3, 6)), -4, 6)]   # no zero vector
     xs = np.asarray(x, dtype=float)
@@ -84,7 +83,6 @@ def rope_score(rng: np.random.Generator, *, q, k, m, n, ask) -> Variant:
     """
     import numpy as np
 
-    ask = ask or pick(rng, ROPE_ASKS)
     qs = np.asarray(q if q is not None else distinct_ints(rng, 2, -3, 3), dtype=float)
     ks = np.asarray(k if k is not None else distinct_ints(rng, 2, -3, 3), dtype=float)
     m = m if m is not None else int(rng.integers(1, 6))

@@ -116,13 +116,12 @@ def _scale_check(value: Any) -> str | None:
 
 
 _LN_QUESTIONS = {"mean": _ln_mean, "sigma": _ln_sigma, "output": _ln_output, "invariance": _ln_invariance}
-LN_ASKS = tuple(_LN_QUESTIONS)
 
 
 @generator(
     "layer_norm",
     "LayerNorm of one token's vector: mean, sigma (biased), output; scale/shift invariance.",
-    asks=LN_ASKS,
+    asks=_LN_QUESTIONS,
     params=(
         Param("x", "the token's vector, pinned (default: drawn, distinct integers)", None,
             numbers(3, 8, spread=True)),
@@ -144,7 +143,6 @@ def layer_norm(rng: np.random.Generator, *, x, size, low, high, scale, shift, as
     import numpy as np
     from studytool import engine
 
-    ask = ask or pick(rng, LN_ASKS)
     if x is None:
         x = distinct_ints(rng, size or int(rng.integers(3, 6)), low, high)
     xs = np.asarray(x, dtype=float)
@@ -235,7 +233,6 @@ def _bn_axis(b: _Batch, rng: np.random.Generator) -> Variant:
 
 
 _BN_QUESTIONS = {"mean": _bn_mean, "std": _bn_std, "output": _bn_output, "ln_output": _bn_ln_output, "axis": _bn_axis}
-BN_ASKS = tuple(_BN_QUESTIONS)
 
 
 def _small_batch(p: Mapping[str, Any]) -> str | None:
@@ -247,7 +244,7 @@ def _small_batch(p: Mapping[str, Any]) -> str | None:
 @generator(
     "batch_norm",
     "BatchNorm of a small batch: per-dimension mean/std, normalized matrix; LN on the same matrix; axes.",
-    asks=BN_ASKS,
+    asks=_BN_QUESTIONS,
     params=(
         Param("x", "the batch, rows = samples, pinned (default: drawn)", None,
             matrix(4, 4, min_rows=2, min_cols=2, spread=True)),
@@ -268,7 +265,6 @@ def batch_norm(rng: np.random.Generator, *, x, batch, features, low, high, ask) 
     import numpy as np
     from studytool import engine
 
-    ask = ask or pick(rng, BN_ASKS)
     xs = np.asarray(x if x is not None else _draw_batch(rng, batch, features, low, high), dtype=float)
     n, d = xs.shape
     mean = xs.mean(axis=0)

@@ -203,13 +203,12 @@ _QUESTIONS = {
     "stack": _stack,
     "ffn_share": _ffn_share,
 }
-ASKS = tuple(_QUESTIONS)
 
 
 @generator(
     "param_count",
     "Parameter counts: embedding, MHA, FFN (with/without biases), encoder/decoder block, N layers, FFN share.",
-    asks=ASKS,
+    asks=_QUESTIONS,
     params=(
         *sizes("d_model", "n_heads"),
         Param("d_ff", "FFN hidden width (default: 4 * d_model)", None, int_in(1, 1_000_000)),
@@ -229,6 +228,5 @@ def param_count(rng: np.random.Generator, *, d_model, n_heads, d_ff, vocab, num_
     Pinning other asks gives the notes' other numbers: mha 1,048,576; ffn 2,097,152; stack with
     num_layers=6 and convention=notes 18,874,368; embedding with vocab=30000 15,360,000.
     """
-    ask = ask or pick(rng, ASKS)
     d, h, d_ff, vocab, layers = _sizes(rng, d_model, n_heads, d_ff, vocab, num_layers, ask)
     return _QUESTIONS[ask](_Layer(d, h, d_ff, vocab, layers, convention), rng)

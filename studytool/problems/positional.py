@@ -6,7 +6,7 @@ import math
 from typing import TYPE_CHECKING
 
 from studytool.problems.checks import index_below, int_in
-from studytool.problems.drawing import FOUR_DECIMALS, floats, num, pick, vec
+from studytool.problems.drawing import FOUR_DECIMALS, floats, num, vec
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
 
@@ -75,7 +75,6 @@ def positional_encoding(rng: np.random.Generator, *, d_model, pos, j, ask) -> Va
 
     The notes' example pins d_model=3, pos=1, ask=row: [0.841471, 0.540302, 0.002154] (pos 0-3 in the notes).
     """
-    ask = ask or pick(rng, ASKS)
     least = 3 if j is None else max(3, j + 1)  # a pinned column must exist
     d_model = d_model if d_model is not None else int(rng.integers(least, max(7, least + 1)))
     pos = pos if pos is not None else int(rng.integers(1, 10))

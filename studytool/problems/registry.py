@@ -3,7 +3,8 @@
 Decks override parameters by name (`params:`) and pin the notes' numbers
 (`example:`); both go through `Generator.validate`. A parameter whose default is
 `None` is drawn at random from the range its description gives. `ask` picks the
-sub-question of a generator that covers several (default: drawn).
+sub-question (default: drawn here, before the draw function runs, so a draw
+function always gets one).
 
 Each family module (norms.py, attention.py, ...) declares its generators next to
 their draw functions with `@generator(...)`; `names()` and `get()` import the
@@ -89,12 +90,17 @@ class Generator:
         problems = self.validate(params)
         if problems:
             raise ValueError("; ".join(problems))
-        function, resolved = self.function, self.resolve(params)
-        variant, repeats = function(rng, **resolved), 0
+        resolved, asks = self.resolve(params), self.params["ask"].choices
+
+        def function() -> Variant:   # an open `ask` is drawn first, afresh for every redraw
+            ask = resolved["ask"] or asks[int(rng.integers(len(asks)))]
+            return self.function(rng, **{**resolved, "ask": ask})
+
+        variant, repeats = function(), 0
         for _ in range(TRIES):   # a draw where a known wrong method gives the right answer catches nothing: redraw
             if not _caught_by_a_hint(variant):
                 return replace(variant, generator=self.name, level=level)
-            again = function(rng, **resolved)
+            again = function()
             # the same draw three times running: everything pinned, no other draw exists (once can be chance
             # among a small generator's few draws)
             repeats = repeats + 1 if (again.prompt, again.answer) == (variant.prompt, variant.answer) else 0

@@ -135,7 +135,6 @@ def multi_head_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, n_he
 
     The notes' example pins batch=32, seq_len=10, d_model=512, n_heads=8, ask=scores: [32, 8, 10, 10].
     """
-    ask = ask or pick(rng, MHA_ASKS)
     sizes = _distinct_sizes(rng, batch, seq_len, d_model, n_heads)
     b, length, d, h = sizes["batch"], sizes["src_len"], sizes["d_model"], sizes["n_heads"]
     step, what = _MHA_STEP[ask]
@@ -201,7 +200,6 @@ def cross_attention_shapes(rng: np.random.Generator, *, batch, src_len, tgt_len,
 
     The notes' example is the source question (ask=source): Q from the decoder, K and V from the encoder.
     """
-    ask = ask or pick(rng, CROSS_ASKS)
     s = _cross_sizes(rng, batch, src_len, tgt_len, d_model, n_heads)
     b, ls, lt, d, h = s["batch"], s["src_len"], s["tgt_len"], s["d_model"], s["n_heads"]
     params = {"batch": b, "src_len": ls, "tgt_len": lt, "d_model": d, "n_heads": h, "ask": ask}
@@ -246,7 +244,6 @@ def ffn_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, d_ff, ask) 
 
     The notes' example pins batch=32, seq_len=10, d_model=512, d_ff=2048, ask=expand: [32, 10, 2048].
     """
-    ask = ask or pick(rng, FFN_ASKS)
     for _ in range(TRIES):
         d = d_model if d_model is not None else pick(rng, (64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536))
         b = batch if batch is not None else int(rng.integers(2, 65))

@@ -42,7 +42,6 @@ def warmup_lr(rng: np.random.Generator, *, d_model, warmup, step, ask) -> Varian
 
     The paper's base model: d_model=512, warmup=4000; its peak, at s = warmup, is 6.9877e-4.
     """
-    ask = ask or pick(rng, ASKS)
     d = d_model if d_model is not None else pick(rng, (256, 512, 768, 1024))
     w = warmup if warmup is not None else pick(rng, (1000, 2000, 4000, 8000))
     params = {"d_model": d, "warmup": w, "ask": ask}
