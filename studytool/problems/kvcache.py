@@ -53,13 +53,17 @@ def kv_cache(rng: np.random.Generator, *, num_layers, batch, seq_len, d_model, b
             "生成时每层缓存所有已处理 token 的 K 和 V（多头合起来每个 token 各 d_model 个数）。")
     store = f"每层每个 token 存 K、V 各 d_model = {d} 个数：2 × {d} = {2 * d} 个数"
     if ask == "per_token":
+        # kept even when it is the answer, so such a draw is redrawn: level 2's 24 layers at one byte per value
+        # make the per-token KiB 48·d/1024, which is 24, the layer count on screen, at d_model = 512
+        layer_count = (Hint(layers, "那是层数；要乘 2 · d_model · 字节数，再除以 1024。"),)
         steps = (store, f"× {layers} 层 × {width} 字节 = {big(per_token)} 字节",
                  f"{big(per_token)} / 1024 = {num(per_token / KIB)} KiB")
         hints = (Hint(per_token / 2 / KIB, "K 和 V 都要存：乘 2。"),
                  Hint(per_token / layers / KIB, f"每一层都有自己的 K、V：乘层数 {layers}。"),
                  Hint(per_token / width / KIB, f"问的是字节：每个数 {width} 字节。"))
         return Variant(head + "序列每多一个 token，KV cache 增加多少 KiB（1 KiB = 1024 字节）？", "scalar",
-                       per_token / KIB, FOUR_DECIMALS, steps, _wrong(hints, per_token / KIB), params=params)
+                       per_token / KIB, FOUR_DECIMALS, steps, _wrong(hints, per_token / KIB) + layer_count,
+                       params=params)
     steps = (store, f"× {layers} 层 × batch {b} × 序列长 {length} = {big(total // width)} 个数",
              f"× {width} 字节 = {big(total)} 字节 = {big(total)} / 2²⁰ = {num(total / MIB)} MiB",
              "公式：2 · 层数 · B · L · d_model · 每个数的字节数")
