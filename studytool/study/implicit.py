@@ -26,8 +26,8 @@ for a pull; `answer` names the card whose answer gave it, as `cards show`
 lists it; `params` the review id and the weight), so `:undo`
 of the answer takes its credits back too. Reps, lapses, the daily limits,
 stats and the optimizer count only mode 'review': explicit reviews stay pure
-FSRS. The `implicit_credit` setting (`studytool config`, on by default)
-switches it off.
+FSRS. The `implicit_credit` setting (`studytool config`, off by default)
+switches it on.
 """
 
 from __future__ import annotations

@@ -140,7 +140,8 @@ KEYS: dict[str, Key] = {key.name: key for key in (
         lambda: _("Steps of a forgotten card before it is a review card again.")),
     Key("parameters", default_parameters, parse_parameters, format_parameters, True,
         lambda: _("The 21 FSRS weights (`studytool optimize` fits them to your reviews).")),
-    Key("implicit_credit", lambda: True, _switch, lambda on: "on" if on else "off", False,
+    # Off by default: on the bundled decks it saves reviews only as a lower retention would (BENCHMARKS.md)
+    Key("implicit_credit", lambda: False, _switch, lambda on: "on" if on else "off", False,
         lambda: _("A review also credits the cards of the topics it builds on (implicit review).")),
 )}
 

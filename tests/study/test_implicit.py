@@ -63,8 +63,9 @@ def put(store, key, topic, stability, last, due):
                  lambda prior: Schedule(REVIEW, None, stability, 5.0, UTC_DAYS.start_of(due), last))
 
 
-def review_attention(store, typed: str, now: datetime):
+def review_attention(store, typed: str, now: datetime, credit: str = "on"):
     settings.put(store, "relearning_steps", "")
+    settings.put(store, "implicit_credit", credit)   # off by default
     return review(store, [DECK], ask=Script([typed]), view=Recorder(), clock=Clock(now), fuzz=False,
                   rng=random.Random(0))
 
@@ -101,9 +102,8 @@ def test_the_explicit_review_stays_pure_fsrs_with_the_credit_on_or_off(store, tm
     setup(store, now)
     review_attention(store, "2", now)
     with open_store(tmp_path / "off.db") as off:
-        settings.put(off, "implicit_credit", "off")
         setup(off, now)
-        review_attention(off, "2", now)
+        review_attention(off, "2", now, credit="off")
         assert off.schedule("d/at") == store.schedule("d/at")
         assert off.schedule("d/sm").stability == 10.0 and implicit_rows(off) == []
 
@@ -126,6 +126,7 @@ def test_a_miss_pulls_one_card_a_prerequisite_topic_the_one_due_soonest(store):
     put(store, "d/sm2", "softmax", 10.0, now - timedelta(days=6), now + timedelta(days=3))   # due sooner
     put(store, "d/at", "attention", 3.0, now - timedelta(days=3), now)
     settings.put(store, "relearning_steps", "")
+    settings.put(store, "implicit_credit", "on")
     review(store, [deck], ask=Script(["9"]), view=Recorder(), clock=Clock(now), fuzz=False, rng=random.Random(0))
     assert store.schedule("d/sm2").due == UTC_DAYS.start_of(now + timedelta(days=1))
     assert store.schedule("d/sm").due == UTC_DAYS.start_of(now + timedelta(days=4))   # left alone
@@ -136,6 +137,7 @@ def test_no_credit_for_a_prerequisite_due_today_or_reviewed_today_and_at_most_on
     now = T0 + timedelta(days=20)
     put(store, "d/sm", "softmax", 10.0, now - timedelta(days=6), now)       # due today: FSRS asks it today
     put(store, "d/at", "attention", 3.0, now - timedelta(days=3), now)
+    settings.put(store, "implicit_credit", "on")
     review(store, [DECK], ask=Script(["4", "2"]), view=Recorder(), clock=Clock(now), fuzz=False,
            rng=random.Random(0))
     assert implicit_rows(store) == []
