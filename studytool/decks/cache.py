@@ -9,16 +9,23 @@ cache. Only valid decks are stored; a problem is always found afresh.
 
 The cache folder may be writable by others (a synced folder), so an entry is
 data only, never code: JSON, read from a regular file, checked field by field
-and rebuilt through the model's own constructors. An entry that is foreign,
-damaged, of another format or for another file, or whose text holds control
-characters the validator would refuse, is ignored (the deck is validated
-afresh and the entry rewritten). The cache is an optimisation only: an entry
-that cannot be read or written is ignored too.
+and rebuilt through the model's own constructors. Nor can an entry change what
+is taught (an answer key flipped in the JSON): each entry carries a keyed
+BLAKE2b MAC of its bytes, with a random key of this install stored 0600 in the
+data folder (`cache-key` beside the progress database, not in the cache
+folder), so only this install's own entries are read; the file names are keyed
+too, so they cannot be predicted. An entry that is foreign, damaged, of another
+format or for another file, or whose text holds control characters the
+validator would refuse, is ignored (the deck is validated afresh and the entry
+rewritten). The cache is an optimisation only: an entry that cannot be read or
+written is ignored too, and without a key (a data folder that cannot be
+written) nothing is cached.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import math
 import os
@@ -32,7 +39,9 @@ from studytool.decks.model import CardKind, Card, Deck
 
 Entry = tuple[Deck, tuple[int, int]]   # the deck and where its id is (for duplicate-id messages)
 
-FORMAT = 2                             # 1 was a pickle; entries of another format are never read
+FORMAT = 3                             # 1 was a pickle, 2 had no MAC; entries of another format are never read
+KEY_FILE = "cache-key"                 # in the data folder: 32 random bytes, hex
+MAC_BYTES = 32
 MAX_ENTRY_BYTES = 64 * 1024 * 1024     # far above a 4 MiB deck's entry; bounds what a planted file costs
 _PACKAGE = Path(__file__).resolve().parent.parent
 _VALIDATION_INPUTS = ("decks/validate.py", "decks/kinds.py", "decks/fields.py", "decks/model.py", "decks/cache.py",
@@ -65,8 +74,53 @@ def _salt() -> bytes:
     return f"{__version__}|{FORMAT}|{'|'.join(stamps)}".encode()
 
 
+def _key() -> bytes | None:
+    """This install's key (made on first use, 0600); None if it can be neither read nor made."""
+    from studytool.config import Settings
+
+    return _key_at(Settings().home / KEY_FILE)
+
+
+@cache
+def _key_at(path: Path) -> bytes | None:
+    from studytool.files import read_regular
+
+    for _attempt in range(2):   # missing: made, then read (perhaps another process's, linked first)
+        try:
+            text = read_regular(path, 200, follow=False).decode("ascii").strip()
+            key = bytes.fromhex(text)
+            return key if len(key) == 32 else None
+        except FileNotFoundError:
+            _make_key(path)
+        except (OSError, ValueError):   # a link, a FIFO, not ours: no cache rather than a key others chose
+            return None
+    return None
+
+
+def _make_key(path: Path) -> None:
+    """Write a new key; a second process making one at the same moment keeps whichever was linked first."""
+    import secrets
+    import tempfile
+
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")   # 0600
+        try:
+            with open(handle, "w", encoding="ascii") as file:
+                file.write(secrets.token_hex(32) + "\n")
+            os.link(name, path)   # never replaces a key already there
+        finally:
+            os.unlink(name)
+    except OSError:
+        pass
+
+
 def _digest(name: str, data: bytes) -> str:
-    return hashlib.blake2b(b"\0".join((_salt(), name.encode(), data)), digest_size=20).hexdigest()
+    return hashlib.blake2b(b"\0".join((_salt(), name.encode(), data)), digest_size=20, key=_key() or b"").hexdigest()
+
+
+def _mac(key: bytes, text: bytes) -> bytes:
+    return hashlib.blake2b(text, digest_size=MAC_BYTES, key=key, person=b"studytool-deck").digest()
 
 
 def _path(digest: str) -> Path:
@@ -78,11 +132,15 @@ def load(name: str, data: bytes) -> Entry | None:
     from studytool.decks.loader import _gc_paused
     from studytool.files import read_regular
 
+    key = _key()
+    if key is None:
+        return None
     digest = _digest(name, data)
     try:
-        raw = read_regular(_path(digest), MAX_ENTRY_BYTES, follow=False)
-        if len(raw) > MAX_ENTRY_BYTES:
-            return None
+        signed = read_regular(_path(digest), MAX_ENTRY_BYTES, follow=False)
+        mac, raw = signed[:MAC_BYTES * 2], signed[MAC_BYTES * 2 + 1:]
+        if len(signed) > MAX_ENTRY_BYTES or not hmac.compare_digest(mac, _mac(key, raw).hex().encode()):
+            return None   # not written by this install, or changed since
         if any(pattern.search(raw) for pattern in _SUSPECT):
             return None
         with _gc_paused():   # as for composing: the collector would walk the fresh, acyclic containers
@@ -190,12 +248,17 @@ def store(name: str, data: bytes, entry: Entry) -> None:
     """Write the entry (folders 0700, the file 0600); readers see a whole entry or none."""
     from studytool.files import write_atomic
 
+    key = _key()
+    if key is None:
+        return
     digest = _digest(name, data)
     path = _path(digest)
     try:
         text = json.dumps(_document(name, digest, entry), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        raw = text.encode("utf-8")
+        signed = _mac(key, raw).hex().encode() + b"\n" + raw
         path.parent.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         path.parent.mkdir(mode=0o700, exist_ok=True)
-        write_atomic(path, lambda stream: stream.write(text.encode("utf-8")), mode=0o600)
+        write_atomic(path, lambda stream: stream.write(signed), mode=0o600)
     except (OSError, ValueError, TypeError):   # a read-only or full disk, or a value JSON cannot hold: no entry
         pass

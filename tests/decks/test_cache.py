@@ -57,11 +57,21 @@ def entries(home):
     return sorted((home / "cache" / "decks").glob("*"))
 
 
+def read_doc(entry):
+    """An entry's JSON (after the line with its MAC)."""
+    return json.loads(entry.read_bytes().split(b"\n", 1)[1])
+
+
+def sign(raw: bytes, key: bytes | None = None) -> bytes:
+    """An entry as this install (or the holder of `key`) writes it: the MAC, a newline, the JSON."""
+    return cache._mac(key or cache._key(), raw).hex().encode() + b"\n" + raw
+
+
 def test_a_valid_deck_is_stored_as_json_and_loaded_back_equal(deck_path, home):
     first = load_deck_file(deck_path)
     [entry] = entries(home)
     assert entry.suffix == ".json"
-    assert json.loads(entry.read_text(encoding="utf-8"))["format"] == cache.FORMAT
+    assert read_doc(entry)["format"] == cache.FORMAT
     again = load_deck_file(deck_path)
     assert again == first
     assert again.cards[1].tags == ("example", "self-test") and again.cards[1].body["tolerance"] == 1e-6
@@ -105,14 +115,15 @@ def test_a_damaged_or_foreign_entry_is_ignored_and_rewritten(deck_path, home, pl
     [entry] = entries(home)
     entry.write_bytes(planted)
     assert load_deck_file(deck_path) == expected
-    assert json.loads(entry.read_text(encoding="utf-8"))["format"] == cache.FORMAT
+    assert read_doc(entry)["format"] == cache.FORMAT
 
 
 def edit_entry(home, change):
+    """Change an entry and sign it with this install's key: the field checks behind the MAC still hold."""
     [entry] = entries(home)
-    doc = json.loads(entry.read_text(encoding="utf-8"))
+    doc = read_doc(entry)
     change(doc)
-    entry.write_text(json.dumps(doc), encoding="utf-8")
+    entry.write_bytes(sign(json.dumps(doc).encode()))
 
 
 @pytest.mark.parametrize("change", [
@@ -139,9 +150,9 @@ def test_an_entry_not_as_written_is_ignored(deck_path, home, change):
 def test_a_number_too_large_for_a_float_is_ignored(deck_path, home):
     expected = load_deck_file(deck_path)
     [entry] = entries(home)
-    text = entry.read_text(encoding="utf-8")
-    assert '"answer":[0.841471,' in text
-    entry.write_text(text.replace('"answer":[0.841471,', '"answer":[1e400,'), encoding="utf-8")
+    text = entry.read_bytes().split(b"\n", 1)[1]
+    assert b'"answer":[0.841471,' in text
+    entry.write_bytes(sign(text.replace(b'"answer":[0.841471,', b'"answer":[1e400,')))
     assert load_deck_file(deck_path) == expected
 
 
@@ -220,4 +231,41 @@ def test_a_planted_pickle_never_runs(home, tmp_path):
     assert not marker.exists()
     # the planted name was the one looked up: it was replaced by a real entry
     entry = folder / f"{cache._digest(str(mine), mine.read_bytes())}.json"
-    assert json.loads(entry.read_text(encoding="utf-8"))["format"] == cache.FORMAT
+    assert read_doc(entry)["format"] == cache.FORMAT
+
+
+def flip_answer(raw: bytes) -> bytes:
+    assert b'"answer":[0.841471,' in raw
+    return raw.replace(b'"answer":[0.841471,', b'"answer":[0.5,')
+
+
+def test_a_flipped_answer_key_is_ignored_and_rebuilt(deck_path, home):
+    """F1: the entry's bytes changed (an answer key), not signed again: the YAML is validated afresh."""
+    expected = load_deck_file(deck_path)
+    [entry] = entries(home)
+    mac, raw = entry.read_bytes().split(b"\n", 1)
+    entry.write_bytes(mac + b"\n" + flip_answer(raw))
+    assert load_deck_file(deck_path) == expected
+    assert read_doc(entry)["deck"]["cards"][1]["body"]["answer"][0] == 0.841471   # rewritten
+
+
+def test_an_entry_signed_with_another_installs_key_is_ignored(deck_path, home):
+    expected = load_deck_file(deck_path)
+    [entry] = entries(home)
+    raw = entry.read_bytes().split(b"\n", 1)[1]
+    entry.write_bytes(sign(flip_answer(raw), key=b"k" * 32))
+    assert load_deck_file(deck_path) == expected
+
+
+def test_the_key_is_private_and_outside_the_cache_folder(deck_path, home):
+    """The key lives in the data folder (beside the progress database), 0600; the entries' names depend on it."""
+    first = load_deck_file(deck_path)
+    key = home / cache.KEY_FILE
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600 and len(bytes.fromhex(key.read_text())) == 32
+    [entry] = entries(home)
+    name, data = str(deck_path), deck_path.read_bytes()
+    assert entry.name == f"{cache._digest(name, data)}.json"
+    key.write_text("00" * 32)   # another install's key: its entries are not these
+    cache._key_at.cache_clear()
+    assert f"{cache._digest(name, data)}.json" != entry.name
+    assert load_deck_file(deck_path) == first and len(entries(home)) == 2
