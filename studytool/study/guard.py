@@ -91,9 +91,11 @@ class Guard:
     def __init__(self, db: Path, *, backups: bool = True, background: bool = True):
         self.db = Path(db)
         self.backups = backups
-        self.trusted = fingerprint(self.db) == recorded(self.db)   # unchanged since a process passed the check
+        self.initial = fingerprint(self.db)
+        self.trusted = self.initial == recorded(self.db)   # unchanged since a process passed the check
         self.inode = (_identity(self.db) or [0, 0])[:2]
         self.passed = False
+        self.checked = False   # the check ran to its end and passed (nobody may have waited for it)
         self.error: BaseException | None = None
         self._lock = threading.Lock()
         self._con: sqlite3.Connection | None = None   # the check's, to interrupt it when the store closes first
@@ -128,10 +130,13 @@ class Guard:
         con.close()
         if self.passed and (_identity(self.db) or [0, 0])[:2] == self.inode:
             record(self.db)
+        elif self.checked and fingerprint(self.db) == self.initial:   # nothing written: the state that was checked
+            record(self.db)
 
     def _run(self) -> None:
         try:
             day_start = self._check()
+            self.checked = not self._stopping
             if self.backups and not self._stopping:
                 from studytool.study.backup import ensure_daily
                 from studytool.study.days import Days

@@ -144,3 +144,12 @@ def test_review_on_flipped_bytes_writes_nothing_even_with_a_future_backup_and_a_
     assert f"The newest good backup is {good.name} (200 answers)" in result.stderr
     assert f"'studytool backup restore {good.name}'" in result.stderr
     assert db.read_bytes() == damaged and beside(db) == []
+
+
+def test_a_check_that_ended_while_nothing_was_written_counts_for_the_next_process(db):
+    os.utime(db, ns=(db.stat().st_atime_ns, db.stat().st_mtime_ns))   # changed for the guard (its change time)
+    store = open_store(db, backups=False)
+    assert not store.guard.trusted
+    store.guard._thread.join()   # the check ends while the first card would be on screen
+    store.close()
+    assert guard.Guard(db, background=False).trusted
