@@ -1,6 +1,7 @@
 """decks/schema.json: the editor's view of the deck format agrees with the loader."""
 
 import json
+from typing import get_args
 from importlib.resources import files
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import yaml
 from studytool.decks.loader import bundled_sources
 from studytool.decks.topics import topic_ids
 from studytool.decks import schema
-from studytool.decks.kinds import KINDS, TAGS
+from studytool.decks.kinds import KINDS, TAGS, CardKind
 from studytool.problems import registry
 
 jsonschema = pytest.importorskip("jsonschema")
@@ -29,6 +30,10 @@ def test_the_schema_is_valid_draft_2020_12():
 def test_the_committed_schema_is_what_the_kind_specs_write():
     """Regenerate with: python -m studytool.decks.schema > studytool/decks/bundled/schema.json"""
     assert COMMITTED == schema.text()
+
+
+def test_the_card_kind_type_names_the_kind_specs():
+    assert get_args(CardKind) == tuple(KINDS)
 
 
 def test_the_schema_names_what_the_loader_accepts():
