@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -31,29 +32,30 @@ def _export(write, done: str, out: Path, settings, deck_ids: list[str], variants
     screen.print(done.format(count=exported.notes, decks=exported.decks, path=out), markup=False)
 
 
-@app.command("anki")
-def export_anki(
-    ctx: typer.Context,
-    out: Path = typer.Argument(..., metavar="OUT.apkg", help="The .apkg file to write."),
-    deck: Decks = [],
-    variants: int = typer.Option(3, "--variants", min=1, max=100, metavar="K", help="Fixed variants per generated card (at most 100)."),
-    force: bool = typer.Option(False, "--force", help="Replace OUT even if it is not an earlier studytool export."),
-) -> None:
-    """Write an Anki package: one Anki deck per deck; re-importing updates the notes."""
-    from studytool.export import write_anki
+def _command(name: str, writer: str, metavar: str, out_help: str, variants: int, variants_help: str,
+             done: Callable[[], str], summary: str) -> None:
+    """Declare `export NAME`: the one shape both formats share (OUT, --deck, --variants, --force)."""
 
-    _export(write_anki, _("Wrote {count} Anki notes from {decks} decks to {path}"), out, ctx.obj, deck, variants, force)
+    def command(
+        ctx: typer.Context,
+        out: Path = typer.Argument(..., metavar=metavar, help=out_help),
+        deck: Decks = [],
+        variants: int = typer.Option(variants, "--variants", min=1, max=100, metavar="K", help=variants_help),
+        force: bool = typer.Option(False, "--force", help="Replace OUT even if it is not an earlier studytool export."),
+    ) -> None:
+        from studytool import export
+
+        _export(getattr(export, writer), done(), out, ctx.obj, deck, variants, force)
+
+    command.__doc__ = summary
+    app.command(name)(command)
 
 
-@app.command("csv")
-def export_csv(
-    ctx: typer.Context,
-    out: Path = typer.Argument(..., metavar="OUT.csv", help="The .csv file to write (UTF-8 with BOM); - for stdout."),
-    deck: Decks = [],
-    variants: int = typer.Option(1, "--variants", min=1, max=100, metavar="K", help="Rows per generated card (at most 100)."),
-    force: bool = typer.Option(False, "--force", help="Replace OUT even if it is not an earlier studytool export."),
-) -> None:
-    """Write every card as a CSV row for spreadsheets."""
-    from studytool.export import write_csv
-
-    _export(write_csv, _("Wrote {count} rows from {decks} decks to {path}"), out, ctx.obj, deck, variants, force)
+_command("anki", "write_anki", "OUT.apkg", "The .apkg file to write.", 3,
+         "Fixed variants per generated card (at most 100).",
+         lambda: _("Wrote {count} Anki notes from {decks} decks to {path}"),
+         "Write an Anki package: one Anki deck per deck; re-importing updates the notes.")
+_command("csv", "write_csv", "OUT.csv", "The .csv file to write (UTF-8 with BOM); - for stdout.", 1,
+         "Rows per generated card (at most 100).",
+         lambda: _("Wrote {count} rows from {decks} decks to {path}"),
+         "Write every card as a CSV row for spreadsheets.")
