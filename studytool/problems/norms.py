@@ -15,8 +15,9 @@ from studytool.problems.variant import Hint, Variant
 if TYPE_CHECKING:
     import numpy as np
 
-_LN_RULE = "按 PyTorch nn.LayerNorm 的定义（γ=1、β=0，忽略 ε）"
-_BN_RULE = "按训练模式的 BatchNorm（用这个 batch 自己的统计量，γ=1、β=0，忽略 ε）"
+# "γ=1、β=0" in words: a 1 or 0 on screen was the answer of every draw whose mean is 1 or 0 (6% at level 2)
+_LN_RULE = "按 PyTorch nn.LayerNorm 的定义（不计可学习的 γ、β，忽略 ε）"
+_BN_RULE = "按训练模式的 BatchNorm（用这个 batch 自己的统计量，不计可学习的 γ、β，忽略 ε）"
 
 
 def _ln_steps(x: np.ndarray) -> tuple[list[str], float, float]:
