@@ -7,12 +7,14 @@ Prints the right letter's share over single-answer choice showings, the true sha
 choice cards (3+ options) whose right answer never moved, cards whose format line's example is the answer,
 the fixed numeric cards, and the blind strategies that need no knowledge: "pick the longest option" (single
 answer), "every option but the shortest" (multi-select), "true exactly when the statement has a negation",
+"true when the statement is longer than the median one",
 and "copy a number shown in the prompt" (cards where some shown number is the answer in > 5% of showings). `studytool decks audit` checks the same rules card by card.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 from collections import Counter
 
 from studytool.config import Settings
@@ -29,13 +31,14 @@ def main() -> None:
     args = parser.parse_args()
     decks = load_decks(Settings())
     letters, true_false, positions, leaking = Counter(), Counter(), {}, set()
-    blind, copies = Counter(), Counter()
+    blind, copies, statements = Counter(), Counter(), []
     for seed in range(args.seeds):
         for posing in plan(decks, count=1000, seed=seed):
             card, variant = posing.card, posing.card.pose(posing.seed)
             if card.kind == "truefalse":
                 true_false[variant.answer == frozenset({0})] += 1
                 blind[negation_cue_right(variant)] += 1
+                statements.append((display_width(variant.prompt), variant.answer == frozenset({0})))
             elif variant.kind == "choice" and len(variant.answer) == 1:
                 letters[min(variant.answer)] += 1
                 blind["longest", right_is_longest(variant)] += 1
@@ -62,6 +65,10 @@ def main() -> None:
                         ("true exactly when the statement has a negation", "cue")):
         right, total = blind[name, True], blind[name, True] + blind[name, False]
         print(f"{label}: {right:,} of {total:,} = {right / total:.1%}" if total else f"{label}: -")
+    median = statistics.median(width for width, _ in statements)
+    longer = sum((width > median) == true for width, true in statements)
+    print(f"true when the statement is wider than the median ({median:g} columns): {longer:,} of {len(statements):,} "
+          f"= {longer / len(statements):.1%}")
     print(f"cards where copying a shown number (one place on screen) is right in > {MAX_PROMPT_LEAK:.0%} of "
           f"showings: {_copied(copies)}")
     print(f"target: no letter > {MAX_LETTER_SHARE:.0%}, true {TRUE_SHARE[0]:.0%}-{TRUE_SHARE[1]:.0%}, every choice "
