@@ -4,7 +4,9 @@ Each card is posed with `SEEDS` seeds, as quiz, review and worksheet pose it, an
 checked against the rules of issue 12: where the right option sits, how often a true/false statement
 is true, whether a format line's example is the answer, which numeric cards are fixed numbers,
 which questions nearly repeat another, which shape/number questions give no sizes, and whether a
-generated card varies and never lets a known wrong method pass. With a review log, item statistics
+generated card varies and never lets a known wrong method pass. The blind strategies a learner can fall
+into are played too: pick the longest option, tick every option but one, call a statement with a
+negation word true (or false), copy a number shown with the question. With a review log, item statistics
 per card follow: share right, median time, cards always right at once, cards whose hint never helps.
 The thresholds are the issue's "done when" numbers; `passed` says whether every one holds.
 """
