@@ -12,9 +12,7 @@ from typing import Optional
 import typer
 
 from studytool import __version__
-from studytool.cli.commands import calc, decks, explain, export, study, worksheet
-from studytool.cli.commands import cards, config
-from studytool.cli.commands import backup
+from studytool.cli.commands import backup, calc, cards, config, decks, explain, export, study, worksheet
 from studytool.cli.style import Group
 from studytool.config import Settings
 
@@ -27,18 +25,20 @@ app = typer.Typer(
     add_completion=True,
     context_settings={"help_option_names": ["--help", "-h"]},   # inherited by every command
 )
-app.add_typer(decks.app, name="decks")
-app.add_typer(calc.app, name="calc")
-app.add_typer(export.app, name="export")
-app.command("explain")(explain.explain_command)
-app.command("quiz")(study.quiz_command)
-app.command("review")(study.review_command)
-app.command("stats")(study.stats_command)
-app.command("worksheet")(worksheet.worksheet_command)
-app.add_typer(cards.app, name="cards")
-app.command("config")(config.config_command)
-app.command("optimize")(config.optimize_command)
-app.add_typer(backup.app, name="backup")
+# Help lists the commands in three panels, in the order a learner meets them.
+STUDY, PROGRESS, TOOLS = "Study", "Your cards and progress", "Decks and tools"
+app.command("quiz", rich_help_panel=STUDY)(study.quiz_command)
+app.command("review", rich_help_panel=STUDY)(study.review_command)
+app.command("explain", rich_help_panel=STUDY)(explain.explain_command)
+app.command("worksheet", rich_help_panel=STUDY)(worksheet.worksheet_command)
+app.command("stats", rich_help_panel=PROGRESS)(study.stats_command)
+app.add_typer(cards.app, name="cards", rich_help_panel=PROGRESS)
+app.command("config", rich_help_panel=PROGRESS)(config.config_command)
+app.command("optimize", rich_help_panel=PROGRESS)(config.optimize_command)
+app.add_typer(backup.app, name="backup", rich_help_panel=PROGRESS)
+app.add_typer(calc.app, name="calc", rich_help_panel=TOOLS)
+app.add_typer(decks.app, name="decks", rich_help_panel=TOOLS)
+app.add_typer(export.app, name="export", rich_help_panel=TOOLS)
 
 
 def _language(value: Optional[str]) -> Optional[str]:
