@@ -125,9 +125,11 @@ def _deck(deck: Deck, seeds: int, log: list[dict[str, Any]]) -> DeckAudit:
             cues.update(negation_cue_right(variant) for variant in shown)
         if any(example_is_answer(variant) for variant in shown):
             report.format_leaks.append(card.id)
-        copied = Counter(position for variant in shown for position in copied_numbers(variant))
-        if copied and max(copied.values()) > MAX_PROMPT_LEAK * len(shown):
-            report.prompt_leaks[card.id] = max(copied.values())
+        # a generated card grows with the learner's stability: as many draws again, half at level 2, half at 3
+        grown = [card.pose(seed, 2 + seed % 2) for seed in range(seeds)] if card.kind == "generated" else []
+        copied = max(_most_copied(shown), _most_copied(grown))
+        if copied > MAX_PROMPT_LEAK * len(shown):
+            report.prompt_leaks[card.id] = copied
         if card.kind in FIXED_NUMERIC:
             report.fixed_numeric.append(card.id)
         if shown[0].kind == "shape" and not re.search(r"\d", _without_format_words(shown[0].prompt)):
@@ -142,6 +144,12 @@ def _deck(deck: Deck, seeds: int, log: list[dict[str, Any]]) -> DeckAudit:
     report.longest_share, report.all_but_one_share = _share(cues, "longest"), _share(cues, "all_but_one")
     report.items = item_stats(deck, log)
     return report
+
+
+def _most_copied(shown: list) -> int:
+    """In how many of `shown` the most often right place on screen holds the answer."""
+    copied = Counter(position for variant in shown for position in copied_numbers(variant))
+    return max(copied.values(), default=0)
 
 
 def _share(counts: Counter, name: str) -> float | None:

@@ -220,3 +220,13 @@ def test_a_layer_norm_mean_is_never_the_vector_length_on_screen():
     for seed in range(200):
         variant = get("layer_norm").draw(np.random.default_rng(seed), ask="mean")
         assert variant.answer != len(variant.params["x"]), variant.prompt
+
+
+def test_numbers_on_screen_are_checked_at_the_grown_levels_too(monkeypatch):
+    from studytool.decks import audit as rules
+
+    # stand-in: only level-2/3 draws show their answer, so only scanning the grown draws can catch it
+    monkeypatch.setattr(rules, "copied_numbers", lambda variant: {0} if variant.level > 1 else set())
+    grown = card("g", "generated", generator="layer_norm", params={"ask": "mean"})
+    result = audit([deck(grown)], seeds=20)
+    assert result.decks[0].prompt_leaks == {"g": 20} and not result.checks["prompt_numbers"]
