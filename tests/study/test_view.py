@@ -171,7 +171,8 @@ def test_a_session_ended_early_says_how_many_cards_are_still_due_now():
                       new_limit=80, new_unseen=80)
     console = screen(200)
     show_summary(console, Summary("review", (), 0, 3.0, outlook=outlook, ended_early=True))
-    assert text(console) == ("Session ended early. 55 cards still due now. Due tomorrow: 6; in the next 7 days: 11. "
+    # on a line of its own: the prompt it interrupted is still on the line above
+    assert text(console) == ("\nSession ended early. 55 cards still due now. Due tomorrow: 6; in the next 7 days: 11. "
                              "New cards: 80 of 80 left today (use --new N for more).\n")
     card = number("n", 7)
     answered = Summary("review", (Result(card, None, card.pose(None), "7", "7", True, 3, None, review_id=1),), 0, 3.0,

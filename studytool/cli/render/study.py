@@ -194,6 +194,8 @@ def outlook_text(outlook: Outlook, *, asked: bool = False, ended_early: bool = F
 
 def show_summary(console: Console, summary: Summary) -> None:
     if summary.outlook is not None and not summary.answered:
+        if summary.ended_early:
+            emit(console)   # :q, Ctrl-C or EOF at the first prompt: the outlook starts on a line of its own
         emit(console, Prose(escape(outlook_text(summary.outlook, ended_early=summary.ended_early))))
         return
     emit(console)
