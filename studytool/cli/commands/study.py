@@ -17,7 +17,6 @@ def _study(ctx: typer.Context, as_json: bool, start) -> None:
 
     Ctrl-C ends the session like `:q` (the summary is shown) but exits 130, as an interrupted program does.
     """
-    _import_numpy_meanwhile()
     from studytool.cli.render.common import console, err_console, print_json
     from studytool.cli.render.study import TerminalView, make_ask, show_summary
     from studytool.decks.loader import load_decks
@@ -42,19 +41,6 @@ def _study(ctx: typer.Context, as_json: bool, start) -> None:
         show_summary(screen, summary)
     if summary.interrupted:
         raise typer.Exit(130)
-
-
-def _import_numpy_meanwhile() -> None:
-    """Start importing NumPy in the background while the decks, the database and the session load.
-
-    Posing a generated card needs it, and its import is most of a generated first card's start-up; on a
-    second core, or while the main thread waits on files and SQLite, it then costs the learner nothing.
-    The main thread's own `import numpy` waits for this one to finish (the import lock), never twice.
-    """
-    import importlib
-    import threading
-
-    threading.Thread(target=importlib.import_module, args=("numpy",), daemon=True).start()
 
 
 def quiz_command(
