@@ -274,8 +274,10 @@ ZH: dict[str, str] = {
     "21 numbers separated by commas or spaces": "21 个用逗号或空格分隔的数",
     "within FSRS's bounds (w{index} from {low} to {high}, got {value})":
         "在 FSRS 的范围内（w{index} 应在 {low} 到 {high} 之间，收到的是 {value}）",
-    "New cards a deck introduces per day.": "每个卡组每天引入的新卡数。",
-    "Most review cards a deck shows per day.": "每个卡组每天最多复习的卡片数。",
+    "New cards a deck introduces per day; the global value caps several decks' total too.":
+        "每个卡组每天引入的新卡数；多个卡组一起复习时，全局值还限制总数。",
+    "Most review cards a deck shows per day; the global value caps several decks' total too.":
+        "每个卡组每天最多复习的卡片数；多个卡组一起复习时，全局值还限制总数。",
     "Desired retention: the recall probability FSRS aims for.": "期望记忆保留率：FSRS 追求的回忆概率。",
     "Hour (local time) at which the next day starts.": "新的一天从几点开始（本地时间）。",
     "Lapses after which a card is a leech (suspended).": "遗忘多少次后卡片成为难记卡（leech，并被暂停）。",

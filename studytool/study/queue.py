@@ -1,10 +1,16 @@
 """What a review asks, as Anki's queues do: learning steps when due, review cards due today, then new cards.
 
-Per deck, review cards are capped at `max_reviews_per_day` (those answered
-today count against it) and new cards at `new_per_day` (those started today
-count) and, as in Anki, at what the review cap leaves after the due reviews. Learning steps due within the learn-ahead window (Anki's 20 minutes)
-wait in the session and come back when due, or as soon as nothing else is left.
-Reads only the due rows and today's log, never the whole log.
+Review cards are capped at `max_reviews_per_day` (those answered today count
+against it) and new cards at `new_per_day` (those started today count) and, as
+in Anki, at what the review cap leaves after the due reviews. As Anki's v3
+scheduler applies the limits of the deck studied and of each of its children,
+a review of one deck (`--deck D`) is capped by that deck's values, and a review
+of several or all decks, as studying Anki's top deck, by each deck's values and
+the global ones over them all (today's answers in every deck count against
+those, as Anki counts a parent's). Learning steps due within the learn-ahead
+window (Anki's 20 minutes) wait in the session and come back when due, or as
+soon as nothing else is left. Reads only the due rows and today's log, never
+the whole log.
 """
 
 from __future__ import annotations
@@ -44,12 +50,30 @@ def card_level(store: Store, key: str) -> int:
     return level_for(schedule.stability, schedule.state) if schedule else 1
 
 
-@dataclass(frozen=True)
-class Limits:
-    """One deck's daily limits; `new` from `review --new N` overrides the remembered value."""
+class Budget:
+    """Cards today's limits still allow: each deck's own count, and one over them all (None: no such cap)."""
 
-    new: int
-    reviews: int
+    def __init__(self, per_deck: dict[str, int], total: int | None):
+        self.per_deck = {deck: max(0, left) for deck, left in per_deck.items()}
+        self.total = None if total is None else max(0, total)
+
+    def left(self, deck: str) -> int:
+        own = self.per_deck.get(deck, 0)
+        return own if self.total is None else min(own, self.total)
+
+    def take(self, deck: str) -> bool:
+        """Spend one card of `deck`'s room, if there is any left."""
+        if self.left(deck) <= 0:
+            return False
+        self.per_deck[deck] -= 1
+        if self.total is not None:
+            self.total -= 1
+        return True
+
+    def overall(self) -> int:
+        """All the decks may still take together."""
+        room = sum(self.per_deck.values())
+        return room if self.total is None else min(room, self.total)
 
 
 def spread_topics(showings: Sequence[Showing]) -> list[Showing]:
@@ -102,12 +126,27 @@ def study_days(store: Store) -> Days:
     return Days(settings.get(store, "day_start"))
 
 
-def deck_limits(store: Store, deck: str, new_limit: int | None) -> Limits:
-    """The deck's limits from `config` (its own value, else the global one, else Anki's default)."""
+def _limit(store: Store, name: str, deck: str | None, override: int | None) -> int:
     from studytool.study import settings
 
-    new = settings.get(store, "new_per_day", deck) if new_limit is None else new_limit
-    return Limits(new=new, reviews=settings.get(store, "max_reviews_per_day", deck))
+    return settings.get(store, name, deck) if override is None else override
+
+
+def budgets(store: Store, decks: Sequence[str], deck_ids: Sequence[str], new_limit: int | None,
+            since: datetime) -> tuple[Budget, Budget]:
+    """The new and review cards today's limits leave for `decks`, as of the day started at `since`.
+
+    `new_limit` (`review --new N`) stands for every `new_per_day` value this once. Over several decks, or
+    all (`deck_ids` not one deck), the global values cap the total, today's answers in any deck counted.
+    """
+    started, reviewed = store.new_cards_by_deck(since), store.reviews_by_deck(since)
+    whole = len(set(deck_ids)) != 1
+    new = Budget({deck: _limit(store, "new_per_day", deck, new_limit) - started.get(deck, 0) for deck in decks},
+                 _limit(store, "new_per_day", None, new_limit) - sum(started.values()) if whole else None)
+    reviews = Budget({deck: _limit(store, "max_reviews_per_day", deck, None) - reviewed.get(deck, 0)
+                      for deck in decks},
+                     _limit(store, "max_reviews_per_day", None, None) - sum(reviewed.values()) if whole else None)
+    return new, reviews
 
 
 def review_queue(
@@ -120,7 +159,7 @@ def review_queue(
     days: Days | None = None,
     rng: random.Random,
 ) -> list[Showing]:
-    """Learning steps due now, review cards due today (most overdue first, within each deck's cap), then new cards.
+    """Learning steps due now, review cards due today (most overdue first, within the caps), then new cards.
 
     Learning steps due within the learn-ahead window come last, marked with
     their `due`. Due cards draw a fresh variant; a new card's first showing
@@ -134,23 +173,24 @@ def review_queue(
     for key in hidden_keys(store, now):   # suspended, or buried until a later day
         selected.pop(key, None)
     start, end = days.start_of(now), days.end_of(now)
-    limits = {deck: deck_limits(store, deck, new_limit) for deck in {card.deck for card in selected.values()}}
-    reviews_left = {deck: max(0, limit.reviews - store.reviews_by_deck(start).get(deck, 0))
-                    for deck, limit in limits.items()}
+    new_left, reviews_left = budgets(store, sorted({card.deck for card in selected.values()}), deck_ids, new_limit,
+                                     start)
     due, waiting = _due_showings(store, selected, reviews_left, now, end, rng)
-    started = store.new_cards_by_deck(start)
     # as Anki's "new cards ignore review limit" (off by default): new cards fit in what the review cap leaves
-    room = {deck: max(0, min(limit.new - started.get(deck, 0), reviews_left[deck])) for deck, limit in limits.items()}
+    room = {deck: min(new_left.left(deck), reviews_left.left(deck)) for deck in new_left.per_deck}
+    total = min(new_left.overall(), reviews_left.overall())
     scheduled = store.scheduled_keys()
     introduced = {card.topic for deck in decks for card in deck.cards if card.key in scheduled}
     unseen = [card for key, card in selected.items() if key not in scheduled]
-    # a topic's first card after its prerequisites' (topic graph); spreading topics apart may not undo that
-    spread = spread_topics([Showing(card, None) for card in prerequisite_order(unseen, introduced, room)])
+    # a topic's first card after its prerequisites' (topic graph), so the first `total` keep that order too;
+    # spreading topics apart may not undo it
+    placed = prerequisite_order(unseen, introduced, room)[:total]
+    spread = spread_topics([Showing(card, None) for card in placed])
     new = [Showing(card, None) for card in prerequisite_order([showing.card for showing in spread], introduced)]
     return spread_topics(due) + new + waiting
 
 
-def _due_showings(store: Store, selected: dict[str, Card], reviews_left: dict[str, int], now: datetime,
+def _due_showings(store: Store, selected: dict[str, Card], reviews_left: Budget, now: datetime,
                   end: datetime, rng: random.Random) -> tuple[list[Showing], list[Showing]]:
     """Cards due now (reviews due today within each deck's cap, learning steps due now), and learning steps
     due within the learn-ahead window (`reviews_left` is spent as reviews are taken)."""
@@ -163,8 +203,7 @@ def _due_showings(store: Store, selected: dict[str, Card], reviews_left: dict[st
             continue
         level = level_for(schedule.stability, schedule.state)
         if schedule.state == REVIEW_STATE:
-            if schedule.due < end and reviews_left[card.deck] > 0:
-                reviews_left[card.deck] -= 1
+            if schedule.due < end and reviews_left.take(card.deck):
                 due.append(Showing(card, rng.randrange(SEED_RANGE), level=level))
         elif schedule.due <= now:
             due.append(Showing(card, rng.randrange(SEED_RANGE), level=level))
@@ -173,11 +212,14 @@ def _due_showings(store: Store, selected: dict[str, Card], reviews_left: dict[st
     return due, waiting
 
 
-def new_room(store: Store, decks: Sequence[str], new_limit: int | None, now: datetime, days: Days) -> tuple[int, int]:
-    """New cards the daily limits still allow over `decks`, and the limits' total."""
-    started = store.new_cards_by_deck(days.start_of(now))
-    limits = {deck: deck_limits(store, deck, new_limit).new for deck in decks}
-    return sum(max(0, limit - started.get(deck, 0)) for deck, limit in limits.items()), sum(limits.values())
+def new_room(store: Store, decks: Sequence[str], deck_ids: Sequence[str], new_limit: int | None, now: datetime,
+             days: Days) -> tuple[int, int]:
+    """New cards the daily limits still allow over `decks`, and what they allow in a whole day."""
+    left, _reviews = budgets(store, decks, deck_ids, new_limit, days.start_of(now))
+    limit = sum(_limit(store, "new_per_day", deck, new_limit) for deck in decks)
+    if len(set(deck_ids)) != 1:
+        limit = min(limit, _limit(store, "new_per_day", None, new_limit))
+    return left.overall(), limit
 
 
 @dataclass(frozen=True)
@@ -227,7 +269,8 @@ def review_outlook(
     states = dict(store.con.execute("SELECT key, state FROM cards").fetchall())
     due_now = sum(due <= bounds[0] or (states[key] == REVIEW_STATE and due < bounds[1])   # as stats.due_now
                   for key, due in scheduled if key not in suspended)
-    new_left, limit_total = new_room(store, sorted({card.deck for card in cards.values()}), new_limit, now, days)
+    new_left, limit_total = new_room(store, sorted({card.deck for card in cards.values()}), deck_ids, new_limit,
+                                     now, days)
     return Outlook(
         now=now,
         next_due=parse_time(min(dues)) if dues else None,

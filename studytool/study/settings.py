@@ -125,9 +125,9 @@ class Key:
 
 KEYS: dict[str, Key] = {key.name: key for key in (
     Key("new_per_day", lambda: 20, _integer(0, 9999), str, True,
-        lambda: _("New cards a deck introduces per day.")),
+        lambda: _("New cards a deck introduces per day; the global value caps several decks' total too.")),
     Key("max_reviews_per_day", lambda: 200, _integer(0, 99999), str, True,
-        lambda: _("Most review cards a deck shows per day.")),
+        lambda: _("Most review cards a deck shows per day; the global value caps several decks' total too.")),
     Key("retention", lambda: 0.9, _retention, str, True,
         lambda: _("Desired retention: the recall probability FSRS aims for.")),
     Key("day_start", lambda: 4, _integer(0, 23), str, False,
