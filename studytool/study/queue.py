@@ -40,6 +40,7 @@ class Showing:
     again: bool = False              # a (re)learning step come back, not one of the session's own cards
     due: datetime | None = None      # a learning step: not before this moment (None: ask in turn)
     level: int = 1                   # how far a generated question has grown (`problems/levels.py`)
+    missed: bool = False             # a step come back after a miss this session (what the header counts "again")
 
 
 def card_level(store: Store, key: str) -> int:

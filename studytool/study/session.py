@@ -182,7 +182,7 @@ class Session:
         self.done.append((showing, result))
         self.view.show_result(result)
         if moved and moved[0].state in (LEARNING, RELEARNING):
-            self._come_back(showing, moved[0].due, review_id)
+            self._come_back(showing, moved[0].due, review_id, missed=rating == 1)
         if moved:
             self._check_leech(card, review_id)
         if moved and self.implicit is not None:
@@ -191,7 +191,8 @@ class Session:
 
     def _progress(self, showing: Showing) -> Progress:
         number = sum(not done.again for done, _result in self.done) + (not showing.again)
-        return Progress(number, self.total, len(self.learning), showing.again)
+        missed = sum(waiting.missed for waiting in self.learning)
+        return Progress(number, self.total, missed, showing.again, len(self.learning) - missed, showing.missed)
 
     def _graded(self, card: Card, variant: Variant):
         from studytool.problems.answers import AnswerFormatError, grade
@@ -268,12 +269,12 @@ class Session:
                                     "`studytool cards unsuspend {card}` brings it back").format(
                 card=card.key, lapses=lapses))
 
-    def _come_back(self, showing: Showing, due: datetime, review_id: int) -> None:
+    def _come_back(self, showing: Showing, due: datetime, review_id: int, *, missed: bool) -> None:
         """A card in a learning step waits for it, to be asked again with a different variant."""
         seed = showing.seed
         while seed == showing.seed:
             seed = self.rng.randrange(SEED_RANGE)
-        again = Showing(showing.card, seed, again=True, due=due, level=showing.level)
+        again = Showing(showing.card, seed, again=True, due=due, level=showing.level, missed=missed)
         self.learning.append(again)
         self.returning[review_id] = again
 

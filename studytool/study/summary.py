@@ -13,12 +13,18 @@ from studytool.study.stats import TopicScore, weakest_topics
 
 @dataclass(frozen=True)
 class Progress:
-    """Where the card on screen stands. Learning steps coming back are counted apart, so `total` never grows."""
+    """Where the card on screen stands. Learning steps coming back are counted apart, so `total` never grows.
+
+    `again` is what Anki's Again means: cards missed (answered wrong, rated Again) this session that wait to come
+    back; a card rated Hard or Good on a learning step comes back too, counted under `learning`.
+    """
 
     number: int     # the session's own cards shown so far, this one included unless it is a card come back
     total: int      # the session's own cards
-    again: int      # learning steps waiting to come back, this one not included
+    again: int      # missed cards waiting to come back, this one not included
     repeat: bool    # this is a learning step come back
+    learning: int = 0     # other learning steps waiting to come back (rated Hard or Good, or from an earlier day)
+    missed: bool = False  # this step came back after a miss
 
 
 @dataclass(frozen=True)

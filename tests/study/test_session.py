@@ -203,7 +203,7 @@ def test_a_missed_card_comes_back_when_its_step_is_due_not_after_a_number_of_car
     shown = view.kinds("card")
     assert [e[1] for e in shown] == ["d/g", "d/a", "d/b", "d/g", "d/c"]
     assert shown[0][2] == "41 + 1 = ?" and shown[3][2] != shown[0][2]   # another variant
-    assert shown[3][3] == Progress(3, 5, again=2, repeat=True)          # a and b wait on their 10-minute step
+    assert shown[3][3] == Progress(3, 5, again=0, repeat=True, learning=2, missed=True)   # a, b: 10-minute step
     assert summary.results[0].seed is None
 
 
@@ -213,11 +213,11 @@ def test_learning_steps_wait_until_nothing_else_is_left_then_come_within_20_minu
     _, view, _ = run(store, cards, ["0", "2", "3", "1", "2"], mode="review")
     assert [(e[1], e[3]) for e in view.kinds("card")] == [
         ("d/a", Progress(1, 3, again=0, repeat=False)),
-        ("d/b", Progress(2, 3, again=1, repeat=False)),
-        ("d/c", Progress(3, 3, again=2, repeat=False)),
-        ("d/a", Progress(3, 3, again=2, repeat=True)),   # the 1-minute step first
-        ("d/b", Progress(3, 3, again=2, repeat=True)),   # a now waits 10 minutes, after b's and c's steps
-        ("d/c", Progress(3, 3, again=1, repeat=True)),
+        ("d/b", Progress(2, 3, again=1, repeat=False)),              # a missed
+        ("d/c", Progress(3, 3, again=1, repeat=False, learning=1)),  # b rated Good: a learning step, not "again"
+        ("d/a", Progress(3, 3, again=0, repeat=True, learning=2, missed=True)),   # the 1-minute step first
+        ("d/b", Progress(3, 3, again=0, repeat=True, learning=2)),   # a now waits 10 minutes, after b's and c's
+        ("d/c", Progress(3, 3, again=0, repeat=True, learning=1)),
     ]
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.padding import Padding
 from rich.panel import Panel
 from rich.segment import Segment
@@ -18,7 +19,7 @@ from rich.table import Table
 
 from studytool.decks.model import Card, Deck
 from studytool.i18n import _
-from studytool.problems.variant import Variant, option_label
+from studytool.problems.variant import TRUE_FALSE, Variant, option_label
 from studytool.cli.render.common import Prose, emit
 from studytool.study.queue import Outlook
 from studytool.study.summary import Progress, Result, Summary
@@ -51,18 +52,50 @@ def make_ask(console: Console, interactive: bool) -> Callable[[str], str]:
     return read_line
 
 
-def _options(variant: Variant) -> list[str]:
+class _Option:
+    """`  A. text`: a wrapped option goes on under its own text, not back at column 0."""
+
+    def __init__(self, lead: str, text: str):
+        self.lead = lead
+        self.prose = Prose(escape(text))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        indent = cell_len(self.lead)
+        lines = console.render_lines(self.prose, options.update_width(max(1, options.max_width - indent)), pad=False)
+        for number, line in enumerate(lines):
+            yield Segment(" " * indent if number else self.lead)
+            yield from line
+            yield Segment.line()
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        indent = cell_len(self.lead)
+        text = Measurement.get(console, options.update_width(max(1, options.max_width - indent)), self.prose)
+        return Measurement(text.minimum + indent, text.maximum + indent)
+
+
+def _options(variant: Variant) -> list[_Option]:
     """Choice options are lettered (answered as letters); sequence items numbered (answered as numbers)."""
-    return [f"  {option_label(variant.kind, i)}. {escape(option)}" for i, option in enumerate(variant.options)]
+    return [_Option(f"  {option_label(variant.kind, i)}. ", option) for i, option in enumerate(variant.options)]
+
+
+def expected_text(result: Result) -> str:
+    """The right answer as feedback shows it: a true/false one as the word (True/False, 对/错), not its letter."""
+    variant = result.variant
+    if variant.kind == "choice" and tuple(variant.options) == TRUE_FALSE:
+        return _("True") if 0 in variant.answer else _("False")
+    return result.expected
 
 
 def progress_text(progress: Progress) -> str:
-    """`[2/20]`; `[2/20 · 1 again]` while a missed card waits to come back; `[again · 3/20]` when it does."""
+    """`[2/20]`; `[2/20 · 1 again]` while a missed card waits to come back, `[again · 3/20]` when it does;
+    `[2/20 · 1 learning]` and `[learning · 3/20]` for a learning step rated Hard or Good."""
     parts = [f"{progress.number}/{progress.total}"]
     if progress.repeat:
-        parts.insert(0, _("again"))
+        parts.insert(0, _("again") if progress.missed else _("learning"))
     if progress.again:
         parts.append(_("{count} again").format(count=progress.again))
+    if progress.learning:
+        parts.append(_("{count} learning").format(count=progress.learning))
     return "[" + " · ".join(parts) + "]"
 
 
@@ -100,18 +133,18 @@ class TerminalView:
         self.told_commands = False
 
     def show_card(self, card: Card, variant: Variant, progress: Progress) -> None:
-        lines = [escape(variant.prompt), *_options(variant)]
         if variant.kind == "recall":
-            lines.append(f"[dim]{escape(_('Answer in your own words (or just press Enter), then rate yourself 1-4.'))}[/]")
+            hint = _('Answer in your own words (or just press Enter), then rate yourself 1-4.')
         else:
             from studytool.problems.answers import format_hint
 
-            lines.append(f"[dim]{escape(format_hint(variant))}[/]")
+            hint = format_hint(variant)
+        body = Group(Prose(escape(variant.prompt)), *_options(variant), Prose(f"[dim]{escape(hint)}[/]"))
         title = escape(card_title(progress, card, self.console.width))
         if not self.told_commands:
             emit(self.console, f"[dim]{escape(_('At any prompt: :q quit, :skip, :undo, :explain, :help'))}[/]")
             self.told_commands = True
-        panel = Panel(Prose("\n".join(lines)), title=title, title_align="left", expand=self.console.is_terminal)
+        panel = Panel(body, title=title, title_align="left", expand=self.console.is_terminal)
         emit(self.console, panel)
 
     def show_reference(self, card: Card, variant: Variant) -> None:
@@ -126,10 +159,10 @@ class TerminalView:
             mark = rating_word(result.rating)
             emit(self.console, f"[{'green' if result.correct else 'red'}]{mark}[/]{capped}")
         elif result.correct:
-            emit(self.console, Prose(f"[bold green]✓ {_('Correct')}[/]  {_('Answer')}: {escape(result.expected)}"
+            emit(self.console, Prose(f"[bold green]✓ {_('Correct')}[/]  {_('Answer')}: {escape(expected_text(result))}"
                                      + capped))
         else:
-            emit(self.console, Prose(f"[bold red]✗ {_('Wrong')}[/]  {_('Answer')}: {escape(result.expected)}"))
+            emit(self.console, Prose(f"[bold red]✗ {_('Wrong')}[/]  {_('Answer')}: {escape(expected_text(result))}"))
             if result.hint:
                 emit(self.console, _Labelled(f"[yellow]{_('Hint')}:[/]", result.hint))
         if result.variant.solution and result.variant.kind != "recall":

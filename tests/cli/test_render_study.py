@@ -1,0 +1,107 @@
+"""What a review or quiz shows the learner (cli/render/study.py), driven through the CLI with piped answers."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from rich.cells import cell_len
+from rich.console import Console
+from typer.testing import CliRunner
+
+from studytool.cli import app
+from studytool.cli.render.study import TerminalView
+from studytool.decks.model import Card
+from studytool.study.summary import Progress
+
+NOW = "2026-03-02T08:00:00+00:00"
+LONG_ZH = "特征维（每个 token 自己的 d_model 个数），这是一个很长的选项，折行之后要对齐在选项文字的下面"
+LONG_EN = "the batch dimension, all the samples of the batch at one position, long enough to wrap"
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("STUDYTOOL_NOW", NOW)
+    monkeypatch.setenv("COLUMNS", "60")
+    (tmp_path / "decks").mkdir()
+    return tmp_path / "decks"
+
+
+def deck_file(folder, cards: str, deck: str = "drill"):
+    (folder / f"{deck}.yaml").write_text(f"deck: {deck}\ntitle: 练习\nsource: 测试\ncards:\n{cards}", encoding="utf-8")
+    return ["--deck-path", str(folder)]
+
+
+def numbers(n: int) -> str:
+    """n number cards, each answered 7, on topics with no prerequisites among them."""
+    topics = ["softmax", "layernorm", "residual"]
+    return "".join(f"  - id: c{i}\n    kind: number\n    topic: {topics[i]}\n    q: 3 + 4 = ?\n    answer: 7\n"
+                   for i in range(n))
+
+
+def invoke(args, text=""):
+    return CliRunner().invoke(app, args, input=text)
+
+
+def headers(screen: str) -> list[str]:
+    return [line.split("]")[0] + "]" for line in screen.splitlines() if line.startswith("╭─ [")]
+
+
+def test_again_counts_only_missed_cards_and_a_card_rated_good_waits_as_learning(env):
+    # a new card rated Good moves to its 10-minute step and comes back too, but it was not missed
+    result = invoke([*deck_file(env, numbers(3)), "--lang", "en", "review", "--deck", "drill"], "7\n8\n7\n7\n7\n7\n")
+    assert result.exit_code == 0, result.output
+    assert headers(result.stdout) == [
+        "╭─ [1/3]", "╭─ [2/3 · 1 learning]", "╭─ [3/3 · 1 again · 1 learning]",
+        "╭─ [again · 3/3 · 2 learning]",        # the miss's 1-minute step is the soonest
+        "╭─ [learning · 3/3 · 2 learning]", "╭─ [learning · 3/3 · 1 learning]",
+        "╭─ [learning · 3/3]"]                   # the miss rated Good: its own 10-minute step
+
+
+def test_the_counter_speaks_chinese_under_zh(env):
+    result = invoke([*deck_file(env, numbers(2)), "--lang", "zh", "review", "--deck", "drill"], "8\n7\n7\n7\n")
+    assert headers(result.stdout)[1:3] == ["╭─ [2/2 · 1 张待重来]", "╭─ [重来 · 2/2 · 1 张学习中]"]
+
+
+TRUE_FALSE = ("  - id: t\n    kind: truefalse\n    topic: softmax\n    statement: softmax 的输出之和为 1。\n"
+              "    answer: true\n    opposite: softmax 的输出之和为 0。\n    why: 每一项都除以它们的和。\n")
+
+
+def right_letters(args, seeds) -> dict[str, int]:
+    """A seed whose showing of the true/false card is true (right letter A) and one whose is false (B)."""
+    found = {}
+    for seed in seeds:
+        sheet = invoke([*args, "worksheet", "--deck", "drill", "--seed", str(seed), "--count", "1", "--format", "json"])
+        found.setdefault(json.loads(sheet.stdout)[0]["answer"], seed)
+    return found
+
+
+@pytest.mark.parametrize("lang, words", [("en", {"A": "True", "B": "False"}), ("zh", {"A": "对", "B": "错"})])
+def test_true_false_feedback_names_the_right_answer_as_a_word_not_a_letter(env, lang, words):
+    args = deck_file(env, TRUE_FALSE)
+    seeds = right_letters(args, range(1, 30))
+    assert set(seeds) == {"A", "B"}   # half the showings state the opposite
+    label = "Answer: " if lang == "en" else "答案: "
+    for right, seed in seeds.items():
+        for typed in ("A", "B"):   # feedback after a right and after a wrong answer
+            result = invoke([*args, "--lang", lang, "quiz", "--deck", "drill", "--seed", str(seed), "--count", "1"],
+                            typed + "\n")
+            feedback = next(line for line in result.stdout.splitlines() if line.startswith(("✓", "✗")))
+            assert feedback.endswith(label + words[right]), feedback
+
+
+def test_a_wrapped_option_goes_on_under_its_own_text():
+    card = Card(deck="d", id="c", kind="choice", topic="layernorm",
+                body={"q": "LayerNorm 沿哪一维？", "options": [LONG_ZH, LONG_EN], "answer": "A"})
+    console = Console(file=io.StringIO(), width=44, color_system=None, highlight=False)
+    TerminalView(console).show_card(card, card.pose(None), Progress(1, 1, again=0, repeat=False))
+    inside = [line[2:-2] for line in console.file.getvalue().splitlines() if line.startswith("│")]
+    starts = [i for i, line in enumerate(inside) if line.startswith(("  A. ", "  B. "))]
+    assert len(starts) == 2
+    for start in starts:
+        rest = [line for line in inside[start + 1:]]
+        wrapped = rest[:next(i for i, line in enumerate(rest) if not line.startswith(" " * 5))]
+        assert wrapped and all(line[5] != " " for line in wrapped)   # each under the option's first character
+        assert all(cell_len(line.rstrip()) <= 40 for line in [inside[start], *wrapped])
