@@ -251,13 +251,17 @@ def _tolerance_text(tolerance: Tolerance | None) -> str:
 _LETTERS = "abcdefgh"
 
 
+def _names(n: int) -> list[str]:
+    """n distinct symbols: letters while they last, else x1 … xn (a repeated name would read as a repeated value)."""
+    return list(_LETTERS[:n]) if n <= len(_LETTERS) else [f"x{i}" for i in range(1, n + 1)]
+
+
 def _symbols(n: int) -> str:
-    names = list(_LETTERS[:n]) if n <= len(_LETTERS) else [f"x{i}" for i in range(1, n + 1)]
-    return "[" + ", ".join(names) + "]"
+    return "[" + ", ".join(_names(n)) + "]"
 
 
 def _symbol_rows(rows: int, cols: int) -> str:
-    names = iter(_LETTERS * rows)
+    names = iter(_names(rows * cols))
     return "[" + ", ".join("[" + ", ".join(next(names) for _ in range(cols)) + "]" for _ in range(rows)) + "]"
 
 

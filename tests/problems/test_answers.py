@@ -116,6 +116,20 @@ def test_ragged_matrix_is_a_format_error():
         grade(MATRIX, "[[1, 2], [3]]")
 
 
+@settings(deadline=None)
+@given(st.integers(1, 12), st.integers(1, 12))
+def test_a_matrix_format_example_names_every_entry_apart_at_any_size(rows, cols):
+    """Past 8 entries the letters a-h ran out and started again (a 3 x 3 example read [[a, b, c], … [g, h, a]])."""
+    variant = Variant("q", "matrix", tuple(tuple(1.0 for _ in range(cols)) for _ in range(rows)), FOUR)
+    with pytest.raises(AnswerFormatError) as error:
+        grade(variant, "1 " * (rows * cols + 1))
+    for text in (format_hint(variant), str(error.value)):
+        example = re.search(r"\[\[.*\]\]", text)[0]
+        assert [len(row.split(", ")) for row in example[2:-2].split("], [")] == [cols] * rows
+        names = re.findall(r"[a-z]\w*", example)
+        assert len(names) == rows * cols == len(set(names))
+
+
 @pytest.mark.parametrize("text", ["(32, 8, 10, 10)", "32x8x10x10", "32×8×10×10", "[32,8,10,10]", "32 8 10 10",
                                   "32*8*10*10", "torch.Size([32, 8, 10, 10])", "３２×８×１０×１０"])
 def test_shape_formats(text):
