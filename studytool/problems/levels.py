@@ -87,6 +87,13 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
     "rms_norm": {2: {"x": _distinct(5, -9, 9, nonzero=True)}, 3: {"x": _distinct(6, -20, 20, nonzero=True)}},
     "rope_score": {2: {"m": (6, 7), "n": (0, 2)}, 3: {"m": (9,), "n": (3,), "ask": ("score",)}},
     "beam_search": {2: {"ask": ("beam",)}, 3: {"ask": ("prob",)}},
+    # an encoder-decoder (3 norms a decoder layer, a final one per Pre-LN stack); level 3: a whole layer's two
+    # residual steps, and the norms' parameters with and without biases
+    "pre_post_ln": {2: {"size": (5, 6), "low": (-9,), "high": (9,), "decimals": (True,),
+                        "decoder_layers": (2, 3, 4, 6, 8, 12), "d_model": (300, 384, 640, 1000, 1280)},
+                    3: {"sublayer": ("layer",), "size": (5,), "low": (-9,), "high": (9,), "decimals": (True,),
+                        "decoder_layers": (3, 6, 12, 24), "d_model": (1000, 1536, 2560, 4096, 5120),
+                        "bias": (False, True), "ask": ("output", "norm_params")}},
 }
 
 

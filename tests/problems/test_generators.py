@@ -239,6 +239,17 @@ def beam_search(p, v):
     return option_text(v) == (greedy if p["ask"] == "greedy" else best)
 
 
+def pre_post_ln(p, v):
+    if p["ask"] != "output":   # 2 norms an encoder layer, 3 a decoder layer, Pre-LN ends each stack with one more
+        count = 2 * p["num_layers"] + 3 * p["decoder_layers"] + (1 + (p["decoder_layers"] > 0)) * p["norm_first"]
+        return count if p["ask"] == "count" else count * p["d_model"] * (2 if p["bias"] else 1)
+    attention, ffn = (lambda y: [w * e for w, e in zip(p["w"], y)]), (lambda y: [max(e, 0) for e in y])
+    x = p["x"]
+    for f in {"attention": [attention], "ffn": [ffn], "layer": [attention, ffn]}[p["sublayer"]]:
+        x = [a + b for a, b in zip(x, f(ln(x)))] if p["norm_first"] else ln([a + b for a, b in zip(x, f(x))])
+    return x
+
+
 INDEPENDENT = {
     "layer_norm": layer_norm, "batch_norm": batch_norm, "positional_encoding": positional_encoding,
     "softmax": softmax_, "attention_scores": attention_scores, "multi_head_shapes": multi_head_shapes,
@@ -246,7 +257,7 @@ INDEPENDENT = {
     "cross_attention_shapes": cross_attention_shapes, "ffn_shapes": ffn_shapes, "param_count": param_count,
     "attention_cost": attention_cost, "kv_cache": kv_cache, "tied_embeddings": tied_embeddings,
     "transformer_params": transformer_params, "warmup_lr": warmup_lr, "temperature_softmax": temperature_softmax,
-    "rms_norm": rms_norm, "rope_score": rope_score, "beam_search": beam_search,
+    "rms_norm": rms_norm, "rope_score": rope_score, "beam_search": beam_search, "pre_post_ln": pre_post_ln,
 }
 
 

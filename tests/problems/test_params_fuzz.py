@@ -36,6 +36,9 @@ VALUES = {
     "temperature": st.floats(-1, 10) | st.sampled_from([0.25, 0.5, 2.0]), "m": st.integers(0, 12),
     "p_first": st.sampled_from([0.0, 0.5, 0.55, 0.6, 1.2]), "x_after_a": st.sampled_from([0.3, 0.5, 0.55, 0.9]),
     "x_after_b": st.sampled_from([0.1, 0.8, 0.95, 2.0]),
+    "norm_first": st.booleans() | st.sampled_from([0, "yes"]), "decimals": st.booleans(), "bias": st.booleans(),
+    "sublayer": st.sampled_from(["attention", "ffn", "layer", "mlp"]), "decoder_layers": st.integers(0, 13),
+    "w": st.lists(st.integers(-3, 3) | st.sampled_from([0.5, -1.5]), min_size=2, max_size=7),
 }
 
 

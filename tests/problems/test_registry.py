@@ -1,4 +1,4 @@
-"""The registry: the 21 names decks refer to, typed parameters, validation."""
+"""The registry: the 22 names decks refer to, typed parameters, validation."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ CONTRACT_NAMES = {
     # what interviewers ask next (the interview-next deck)
     "kv_cache", "tied_embeddings", "transformer_params", "warmup_lr", "temperature_softmax", "rms_norm", "rope_score",
     "beam_search",
+    # Post-LN vs Pre-LN (issue 16's level 3: stacks)
+    "pre_post_ln",
 }
 
 
