@@ -15,7 +15,7 @@ card is tagged leech and suspended.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -73,7 +73,7 @@ class Listed:
 
 @dataclass(frozen=True)
 class Logged:
-    """One answer in a card's history."""
+    """One answer in a card's history, with what was asked: the drawn inputs of a generated card, its level."""
 
     time: datetime
     mode: str
@@ -81,10 +81,23 @@ class Logged:
     correct: bool
     answer: str
     duration_ms: int
+    params: dict[str, Any] = field(default_factory=dict)   # as logged, without the level and the hinted mark
+    level: int | None = None   # a generated card's level when asked (None: a fixed card, or logged before levels)
 
     def to_json(self) -> dict[str, Any]:
         return {"time": self.time.isoformat(), "rating": self.rating, "correct": self.correct,
-                "answer": self.answer, "mode": self.mode, "duration_ms": self.duration_ms}
+                "answer": self.answer, "mode": self.mode, "duration_ms": self.duration_ms,
+                "params": self.params, "level": self.level}
+
+
+def _logged(row: Any) -> Logged:
+    import json
+
+    params = json.loads(row["params"] or "{}")
+    level = params.pop("level", None)
+    params.pop("hinted", None)   # how it was answered, not what was asked
+    return Logged(parse_time(row["time"]), row["mode"], row["rating"], bool(row["correct"]), row["answer"],
+                  row["duration_ms"], params, level)
 
 
 @dataclass(frozen=True)
@@ -98,6 +111,11 @@ class Shown:
     reviews: tuple[Logged, ...]
     level: int | None = None   # the level of the next showing of a generated card (`problems/levels.py`)
 
+    @property
+    def last_asked(self) -> Logged | None:
+        """The variant last asked of a generated card (its pinned example shows only what it starts from)."""
+        return self.reviews[-1] if self.reviews and self.listed.card.kind == "generated" else None
+
     def to_json(self) -> dict[str, Any]:
         flags = self.listed.flags
         return {
@@ -107,6 +125,7 @@ class Shown:
             "forgotten_at": flags.reset_at.isoformat() if flags.reset_at else None,
             "reviews": [review.to_json() for review in self.reviews],
             "next_level": self.level,
+            "last_asked": {"params": asked.params, "level": asked.level} if (asked := self.last_asked) else None,
         }
 
 
@@ -206,10 +225,9 @@ def show(store: Store, card: Card, *, now: datetime, scheduler: Scheduler) -> Sh
     """One card with its chance of recall now (as `scheduler` counts elapsed days) and its whole history."""
     listed = Listed(card, store.schedule(card.key), flags(store, card.key), now)
     rows = store.con.execute(
-        "SELECT time, mode, rating, correct, answer, duration_ms FROM reviews WHERE card = ? ORDER BY time, id",
-        (card.key,))
-    reviews = tuple(Logged(parse_time(r["time"]), r["mode"], r["rating"], bool(r["correct"]), r["answer"],
-                           r["duration_ms"]) for r in rows)
+        "SELECT time, mode, rating, correct, answer, duration_ms, params FROM reviews WHERE card = ?"
+        " ORDER BY time, id", (card.key,))
+    reviews = tuple(map(_logged, rows))
     reps, lapses = _counts(store, card.key)
     recall = scheduler.retrievability(listed.schedule, now) if listed.schedule else None
     schedule = listed.schedule

@@ -13,10 +13,10 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from studytool.cli.render.common import emit
+from studytool.cli.render.common import Prose, emit
 from studytool.cli.render.study import rating_word
 from studytool.i18n import _
-from studytool.study.cards import Listed, Shown
+from studytool.study.cards import Listed, Logged, Shown
 from studytool.study.days import local_zone
 
 
@@ -74,6 +74,13 @@ def render_card_list(console: Console, found: Sequence[Listed]) -> None:
     console.print((_("{n} card") if len(found) == 1 else _("{n} cards")).format(n=len(found)))
 
 
+def _asked_text(asked: Logged) -> str:
+    """The drawn inputs of the variant last asked, and its level: `d_model=512, n_heads=8 (level 2)`."""
+    inputs = ", ".join(f"{name}={value}" for name, value in asked.params.items())   # as `Card.question` writes them
+    level = _("level {n}").format(n=asked.level) if asked.level is not None else ""
+    return f"{inputs} ({level})" if inputs and level else inputs or level or "—"
+
+
 def render_card(console: Console, shown: Shown) -> None:
     from studytool.cli.safety import visible
 
@@ -90,12 +97,16 @@ def render_card(console: Console, shown: Shown) -> None:
         (_("Retrievability now"), recall),
         (_("Reps"), str(shown.reps)),
         (_("Lapses"), str(shown.lapses)),
+        *([(_("Last asked"), escape(_asked_text(shown.last_asked)))] if shown.last_asked else []),
         (_("Next level"), str(shown.level) if shown.level is not None else "—"),
         (_("Flags"), _flag_words(listed) or "—"),
     ]
-    width = max(cell_len(label) for label, _value in facts)   # Chinese labels are two cells a character
+    grid = Table.grid(padding=(0, 2))   # a long value wraps in its own column, under itself
+    grid.add_column(no_wrap=True)
+    grid.add_column()
     for label, value in facts:
-        console.print(f"[bold]{label}[/]{' ' * (width - cell_len(label))}  {value}")
+        grid.add_row(f"[bold]{label}[/]", Prose(value))
+    emit(console, grid)
     if not shown.reviews:
         console.print(_("No answers yet."))
         return

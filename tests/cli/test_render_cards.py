@@ -1,0 +1,61 @@
+"""`cards show` (cli/render/cards.py) of a generated card: the variant last asked, not only the pinned example."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from studytool.cli import app
+from studytool.config import Settings
+from studytool.decks.loader import load_decks
+
+NOW = "2026-03-02T08:00:00+00:00"
+DECK = ("deck: g\ntitle: 生成\nsource: 测试\ncards:\n"
+        "  - id: max\n    kind: generated\n    topic: softmax\n    generator: softmax\n    params: {ask: max}\n")
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("STUDYTOOL_NOW", NOW)
+    monkeypatch.setenv("COLUMNS", "100")
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "decks" / "g.yaml").write_text(DECK, encoding="utf-8")
+    return ["--deck-path", str(tmp_path / "decks")]
+
+
+def invoke(args, text=""):
+    return CliRunner().invoke(app, args, input=text)
+
+
+def test_cards_show_gives_the_inputs_and_level_of_the_variant_last_asked(env):
+    # the example (the notes' own numbers) missed, then its 1-minute step: another variant, drawn from a seed
+    review = json.loads(invoke([*env, "review", "--deck", "g", "--json"], "0\n0\n").stdout)
+    first, second = review["cards"]
+    assert first["seed"] is None and second["seed"] is not None
+    card = next(deck for deck in load_decks(Settings(deck_paths=[Path(env[1])])) if deck.deck == "g").cards[0]
+    asked = card.pose(second["seed"], second["level"])   # what the learner saw the second time
+    assert asked.params != card.pose(None).params        # (so the pinned example cannot pass for it)
+
+    shown = json.loads(invoke([*env, "cards", "show", "g/max", "--json"]).stdout)
+    assert shown["last_asked"] == {"params": asked.params, "level": asked.level}
+    assert [review["params"] for review in shown["reviews"]] == [card.pose(None).params, asked.params]
+
+    screen = invoke([*env, "--lang", "en", "cards", "show", "g/max"]).stdout
+    line = next(line for line in screen.splitlines() if line.startswith("Last asked"))
+    inputs = ", ".join(f"{name}={value}" for name, value in asked.params.items())
+    assert line.split(None, 2)[2] == f"{inputs} (level {asked.level})"
+    assert "Next level" in screen
+
+
+def test_a_fixed_card_has_no_last_asked_variant(env, tmp_path):
+    (tmp_path / "decks" / "n.yaml").write_text(
+        "deck: n\ntitle: 数\nsource: 测试\ncards:\n  - id: a\n    kind: number\n    topic: softmax\n"
+        "    q: 3 + 4 = ?\n    answer: 7\n", encoding="utf-8")
+    invoke([*env, "review", "--deck", "n"], "7\n")
+    shown = json.loads(invoke([*env, "cards", "show", "n/a", "--json"]).stdout)
+    assert shown["last_asked"] is None and shown["reviews"][0]["level"] is None
+    assert "Last asked" not in invoke([*env, "--lang", "en", "cards", "show", "n/a"]).stdout
