@@ -16,7 +16,12 @@ after a lapse. `quiz --level N` and `worksheet --level N` pin it.
 Each level is a set of parameter draws applied only where the card's own
 `params` leave a parameter open, so a card that pins its sizes keeps them and
 every level keeps each rule of a fair item (the generator's checks and
-constraints validate the drawn values as they do a deck's).
+constraints validate the drawn values as they do a deck's). The one exception
+is `GROWN`: every bundled card pins its sub-question, so level 3 grows a pinned
+one into the combined question that contains it (the padding count into the
+count with the causal mask as well, a weights-only count into the count with
+biases and LayerNorms, a cross-attention K or Q shape into the rectangular
+scores that need both lengths).
 """
 
 from __future__ import annotations
@@ -75,7 +80,7 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
                     3: {HEADS: _AWKWARD_HEADS, "convention": ("full",)}},
     "transformer_params": {2: {HEADS: _ODD_HEADS, "num_layers": (8, 10)},
                            3: {HEADS: _AWKWARD_HEADS, "num_layers": (16, 24), "ask": ("untied",)}},
-    "causal_mask": {2: {"n": (7,)}, 3: {"n": (8,)}},
+    "causal_mask": {2: {"n": (7,)}, 3: {"n": (8,), "pad": (1, 2, 3)}},   # level 3: with the key padding mask
     "padding_mask": {2: {"batch": (4,), "max_len": (7,)},
                      3: {"batch": (3, 4), "max_len": (5, 6), "ask": ("causal_count",)}},   # with the causal mask
     "teacher_forcing": {2: {"ask": ("visible", "labels")}, 3: {"ask": ("predict",)}},
@@ -97,8 +102,18 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
 }
 
 
+# generator -> parameter -> {what a card pins: what level 3 asks instead}; only where the level-3 question
+# contains the pinned one (and no bundled card's `why` speaks of the pinned one alone)
+GROWN: dict[str, dict[str, dict[Any, Any]]] = {
+    "padding_mask": {"ask": {"count": "causal_count"}},
+    "param_count": {"ask": {"mha": "mha_bias", "ffn": "ffn_bias"}, "convention": {"notes": "full"}},
+    "cross_attention_shapes": {"ask": {"key": "scores", "query": "scores"}},
+}
+
+
 def draws(generator: str, level: int, given: Mapping[str, Any], rng) -> dict[str, Any]:
-    """The parameters `level` draws for `generator` where `given` (the card's own) leaves them open.
+    """The parameters `level` draws for `generator` where `given` (the card's own) leaves them open, and at
+    level 3 what `GROWN` grows the pinned ones into.
 
     A group drawn together (d_model with its head count) is drawn only when the card pins none of it.
     """
@@ -111,4 +126,7 @@ def draws(generator: str, level: int, given: Mapping[str, Any], rng) -> dict[str
             continue
         value = draw(rng) if callable(draw) else draw[int(rng.integers(len(draw)))]
         drawn.update(zip(group, value) if isinstance(names, tuple) else {names: value})
+    if level == 3:
+        drawn |= {name: grown[given[name]] for name, grown in GROWN.get(generator, {}).items()
+                  if given.get(name) in grown}
     return drawn

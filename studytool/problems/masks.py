@@ -62,6 +62,11 @@ class _Causal:
     steps: tuple[str, ...]
     params: dict[str, Any]
     t: int | None             # ask=visible: pinned, or drawn there
+    pad: int = 0              # padded positions at the end, blocked as keys too (level 3: causal plus padding)
+
+    def causal_only(self, answer: Any) -> tuple[Hint, ...]:
+        """The hint for forgetting the padding mask: `answer` is what the causal mask alone gives."""
+        return (Hint(answer, f"还有 padding 掩码：最后 {self.pad} 个 key 列是补齐，每一行都要遮住。"),) if self.pad else ()
 
 
 def _causal_matrix(c: _Causal, rng: np.random.Generator) -> Variant:
@@ -70,7 +75,8 @@ def _causal_matrix(c: _Causal, rng: np.random.Generator) -> Variant:
     strict = np.tril(np.ones((c.n, c.n), dtype=int), -1)
     hints = (Hint(rows(c.allowed.T), "方向反了：每行只能看左边（过去），右上角是未来。"),
              Hint(rows(1 - c.allowed), "题目问的是“可以看”的位置用 1；被遮住的是 0。"),
-             Hint(rows(strict), "对角线是 token 自己，它可以看自己。"))
+             Hint(rows(strict), "对角线是 token 自己，它可以看自己。"),
+             *c.causal_only(rows(np.tril(np.ones((c.n, c.n), dtype=int)))))
     return Variant(c.head + "写出允许矩阵：1 表示可以看，0 表示被遮住。", "matrix", rows(c.allowed), None, c.steps,
                    hints, params=c.params)
 
@@ -80,7 +86,8 @@ def _causal_visible(c: _Causal, rng: np.random.Generator) -> Variant:
     t = c.t if c.t is not None else int(rng.integers(0, n))
     row = c.allowed[t]
     hints = (Hint(tuple(float(j < t) for j in range(n)), "第 t 步也能看到自己（对角线允许）。"),
-             Hint(tuple(float(j >= t) for j in range(n)), "方向反了：能看的是过去，不是未来。"))
+             Hint(tuple(float(j >= t) for j in range(n)), "方向反了：能看的是过去，不是未来。"),
+             *c.causal_only(tuple(float(j <= t) for j in range(n))))
     return Variant(c.head + f"第 t = {t} 行（第 {t} 个位置）对 {n} 个 key 的允许情况是什么？"
                    f"（1 = 可以看，0 = 遮住，{n} 个数）", "vector", tuple(float(v) for v in row), None,
                    c.steps[:1] + (mask_step(f"第 {t} 行 = ", vec(row), c.blocked[t], "causal", t),), hints,
@@ -90,14 +97,15 @@ def _causal_visible(c: _Causal, rng: np.random.Generator) -> Variant:
 def _causal_allowed(c: _Causal, rng: np.random.Generator) -> Variant:
     n = c.n
     hints = (Hint(n * n, "那是不加掩码时的全部 n² 格；因果掩码遮住了右上角。"),
-             Hint(n * (n - 1) // 2, "对角线（看自己）也是允许的。"))
+             Hint(n * (n - 1) // 2, "对角线（看自己）也是允许的。"), *c.causal_only(n * (n + 1) // 2))
     return Variant(c.head + "这个 n × n 的掩码里一共有多少格是允许看的？", "scalar", int(c.allowed.sum()), None,
                    c.steps, hints, params=c.params)
 
 
 def _causal_blocked(c: _Causal, rng: np.random.Generator) -> Variant:
     n = c.n
-    hints = (Hint(n * (n + 1) // 2, "对角线（看自己）不被遮住。"), Hint(n * n, "只遮住未来，不是全部。"))
+    hints = (Hint(n * (n + 1) // 2, "对角线（看自己）不被遮住。"), Hint(n * n, "只遮住未来，不是全部。"),
+             *c.causal_only(n * (n - 1) // 2))
     return Variant(c.head + "这个 n × n 的掩码里一共有多少格被遮住？", "scalar", n * n - int(c.allowed.sum()), None,
                    c.steps, hints, params=c.params)
 
@@ -114,13 +122,15 @@ _CAUSAL_QUESTIONS = {"matrix": _causal_matrix, "allowed": _causal_allowed, "bloc
         Param("n", "sequence length (default: drawn from 3..6 for the matrix and a row, 3..14 for counts)", None,
             int_in(2, 14)),
         Param("t", "step for ask=visible (default: drawn below n)", None, int_in(0, 11)),
+        Param("pad", "padded positions at the end, blocked as keys as well (default: 0, the causal mask alone)", 0,
+              int_in(0, 6)),
     ),
     example={"n": 4, "ask": "matrix"},
-    constraints=(index_below("t", "n"),),
+    constraints=(index_below("t", "n"), index_below("pad", "n")),
     small={"matrix": "one lower-triangular matrix per hand-writable length n (3..6)"},
 )
-def causal_mask(rng: np.random.Generator, *, n, t, ask) -> Variant:
-    """The n x n causal mask (params: n, t, ask).
+def causal_mask(rng: np.random.Generator, *, n, t, pad, ask) -> Variant:
+    """The n x n causal mask, with the key padding mask too when `pad` (params: n, t, pad, ask).
 
     The notes' example is the decoder input "<s> 我 爱 AI": n=4, ask=matrix.
     """
@@ -129,16 +139,22 @@ def causal_mask(rng: np.random.Generator, *, n, t, ask) -> Variant:
     # a pinned step must exist; n = 3 blocks 3 cells, so copying n would answer ask=blocked
     least = (4 if ask == "blocked" else 3) if t is None else max(3, t + 1)
     most = 15 if ask in ("allowed", "blocked") else 7   # a count needs no hand-written matrix: longer n
-    n = n if n is not None else int(rng.integers(least, max(most, least + 1)))
-    blocked = engine.causal_mask(n)
+    n = n if n is not None else int(rng.integers(max(least, pad + 2), max(most, least + 1, pad + 3)))
+    blocked = engine.causal_mask(n) | engine.padding_mask([n - pad], n)   # a key column j >= n - pad: padding
     allowed = (~blocked).astype(int)
-    head = (f"decoder 的带因果掩码自注意力，序列长 n = {n}（位置从 0 数）。第 i 行是第 i 个 query，"
+    padding = (f"这句真实长度 {n - pad}，最后 {pad} 个位置是补齐，padding 掩码也遮住这些 key。" if pad else "")
+    head = (f"decoder 的带因果掩码自注意力，序列长 n = {n}（位置从 0 数）。{padding}第 i 行是第 i 个 query，"
             f"第 j 列是第 j 个 key。")
-    steps = ("第 i 行只能看 j ≤ i 的位置（自己和之前），j > i 的未来位置被遮住（分数设为 −∞，softmax 后为 0）",
+    counted = (f"，padding 再遮住补齐列里 i ≥ j 的 {' + '.join(str(k) for k in range(pad, 0, -1))} = "
+               f"{pad * (pad + 1) // 2} 格，共遮住 "
+               f"{int(blocked.sum())}，允许 {int(allowed.sum())}" if pad else "")
+    steps = ("第 i 行只能看 j ≤ i 的位置（自己和之前），j > i 的未来位置被遮住（分数设为 −∞，softmax 后为 0）" +
+             (f"；padding 掩码再遮住 j ≥ {n - pad} 的补齐 key 列（每一行都遮）" if pad else ""),
              mask_step("允许矩阵（1 = 可以看）= ", mat(allowed), blocked, "causal"),
-             f"允许的格数 = 1 + 2 + … + {n} = {n * (n + 1) // 2}，被遮住的 = {n} × {n} − {n * (n + 1) // 2}"
-             f" = {n * (n - 1) // 2}")
-    return _CAUSAL_QUESTIONS[ask](_Causal(n, blocked, allowed, head, steps, {"n": n, "ask": ask}, t), rng)
+             f"因果掩码允许 1 + 2 + … + {n} = {n * (n + 1) // 2} 格，遮住 {n} × {n} − {n * (n + 1) // 2}"
+             f" = {n * (n - 1) // 2}{counted}")
+    params = {"n": n, "ask": ask} | ({"pad": pad} if pad else {})
+    return _CAUSAL_QUESTIONS[ask](_Causal(n, blocked, allowed, head, steps, params, t, pad), rng)
 
 
 def _draw_lengths(rng: np.random.Generator, batch, max_len) -> list[int]:

@@ -78,3 +78,54 @@ def test_level_three_of_the_padding_mask_combines_it_with_the_causal_mask():
     assert grade(variant, "30").hint is not None          # the causal mask alone: 3 x 10
     grown = registry.get("padding_mask").draw(np.random.default_rng(1), level=3)
     assert grown.params["ask"] == "causal_count" and grown.level == 3
+
+
+# --- level 3 grows what a card pins (every bundled card pins its sub-question) ------------------------------------
+
+
+@pytest.mark.parametrize(("name", "pinned", "grown"), [
+    ("padding_mask", {"ask": "count"}, {"ask": "causal_count"}),
+    ("param_count", {"ask": "mha"}, {"ask": "mha_bias"}),
+    ("param_count", {"ask": "stack", "convention": "notes"}, {"ask": "stack", "convention": "full"}),
+    ("cross_attention_shapes", {"ask": "key"}, {"ask": "scores"}),
+])
+def test_level_three_grows_a_pinned_sub_question_into_the_combined_one(name, pinned, grown):
+    card = Card(deck="d", id="c", kind="generated", topic="t", body={"generator": name, "params": pinned})
+    for level in (1, 2):
+        assert all(card.pose(seed, level=level).params[k] == v for seed in range(5) for k, v in pinned.items())
+    for seed in range(5):
+        variant = card.pose(seed, level=3)
+        assert variant.level == 3 and all(variant.params[k] == v for k, v in grown.items())
+
+
+def test_the_grown_questions_are_the_hand_counts():
+    p = {"d_model": 96, "n_heads": 3}
+    mha = registry.get("param_count").draw(np.random.default_rng(0), level=3, ask="mha", **p)
+    assert mha.answer == 4 * 96 * 96 + 4 * 96                       # four d x d weights and four d biases
+    stack = registry.get("param_count").draw(np.random.default_rng(0), level=3, ask="stack", convention="notes",
+                                             num_layers=2, d_ff=384, **p)
+    layer = 4 * 96 * 96 + 4 * 96 + 2 * 96 * 384 + 384 + 96 + 2 * 2 * 96   # attention, FFN, two LayerNorms
+    assert stack.answer == 2 * layer + 2 * 96                              # + the stack's final LayerNorm
+    scores = registry.get("cross_attention_shapes").draw(np.random.default_rng(0), level=3, ask="key", batch=2,
+                                                         src_len=7, tgt_len=5, d_model=96, n_heads=3)
+    assert scores.answer == (2, 3, 5, 7)                                   # [B, h, L_tgt, L_src]
+
+
+def by_hand(n: int, pad: int) -> list[list[int]]:
+    """1 = may attend: key j at or before query i (causal) and j a real token (padding)."""
+    return [[int(j <= i and j < n - pad) for j in range(n)] for i in range(n)]
+
+
+@pytest.mark.parametrize(("n", "pad", "blocked"), [(5, 2, 13), (8, 1, 29), (8, 3, 34), (4, 0, 6)])
+def test_level_three_of_the_causal_mask_adds_the_padding_mask(n, pad, blocked):
+    # (5, 2): the causal mask blocks 10, the two padded columns add the cells i >= j, 2 + 1 = 3
+    causal = registry.get("causal_mask")
+    draw = lambda ask, **p: causal.draw(np.random.default_rng(0), n=n, pad=pad, ask=ask, **p)
+    assert draw("blocked").answer == blocked == n * n - sum(map(sum, by_hand(n, pad)))
+    assert draw("allowed").answer == n * n - blocked
+    assert [list(map(int, row)) for row in draw("matrix").answer] == by_hand(n, pad)
+    assert list(map(int, draw("visible", t=n - 1).answer)) == by_hand(n, pad)[n - 1]
+    if pad:
+        assert "还有 padding" in grade(draw("blocked"), str(n * (n - 1) // 2)).hint   # the causal mask alone
+    grown = [causal.draw(np.random.default_rng(seed), level=3, ask="blocked") for seed in range(30)]
+    assert {v.params["pad"] for v in grown} == {1, 2, 3} and all(f"最后 {v.params['pad']} 个" in v.prompt for v in grown)
