@@ -1,33 +1,34 @@
 """Implicit review, simulated: a synthetic learner over 180 days, with and without the topic graph's credit.
 
-    python benchmarks/simulate.py [--days 180] [--cards-per-topic 6] [--seeds 5] [--transfer 0.5]
+    python benchmarks/simulate.py [--days 180] [--seeds 16] [--transfer 0.5] [--weight W] [--sweep]
 
 The scheduler side is studytool's own code: `Scheduler` (FSRS-6 as Anki
-drives it), `prerequisite_order` for new cards and `implicit.change` for the
-credit, on the bundled topic graph. The learner is a model, and these are its
-assumptions:
+drives it), `prerequisite_order` for new cards and `implicit.moves` for the
+credit, on the bundled topic graph and its `core:` cards. The learner is a
+model, and these are its assumptions:
 
 1. Memory is FSRS-6 with its default weights: each card has a true stability
    and difficulty, recall at a review succeeds with the FSRS retrievability,
    and the true memory then moves as FSRS says (Good if recalled, else Again).
-2. A card of topic T leans on the topics T requires: for each of them the
-   learner retrieves `--uses` (1) cards of that topic, drawn among those
-   introduced (the facts the problem uses; 0: every card of the topic). The
-   answer is right only if the card's own memory and each of those
-   retrievals succeed.
+2. A card of topic T exercises the core skill of each topic T requires, that
+   topic's `core:` card(s) in topics.yaml: answering it, the learner retrieves
+   each of those core cards (if introduced) and is right only if its own memory
+   and each retrieval succeed. The other cards of a prerequisite topic are not
+   exercised.
 3. A retrieval that succeeds inside an advanced answer is practice: that card's
-   true stability moves `--transfer` (0.5) of the way to a Good review's, and its
+   true stability moves `--transfer` (0.5) of the way to a Good review's and its
    clock restarts. One that fails changes nothing.
 4. New cards: `--new` (10) a day, in prerequisite order (both arms); a first
    showing is right with probability 0.8. No learning steps (both arms alike).
    Every due card is reviewed every day, in random order, at 09:00.
 
 Explicit reviews are those of cards already introduced (first showings are
-the same in both arms); true retention is the share of them answered right.
-Both arms are run at desired retention 0.9. Their true retentions differ, so
-"fewer reviews at equal retention" runs the arm without credit at each
-desired retention of GRID and interpolates its reviews at the credited arm's
-true retention.
+the same in both arms). Two retentions are measured: the pass rate (the share
+of explicit reviews answered right) and the learner's recall (each morning,
+the mean over introduced cards of the chance to answer it right if asked then).
+Both arms run at desired retention 0.9; "at equal retention" runs the arm
+without credit at each desired retention of GRID and reads its reviews, by a
+quadratic fit, at the credited arm's retention.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from datetime import datetime, timedelta, timezone
 
 DAY0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 FIRST_RIGHT = 0.8
+GRID = (0.78, 0.82, 0.86, 0.90, 0.94)   # desired retentions tried without credit
 
 
 @dataclass
@@ -59,14 +61,29 @@ class Arm:
     reviews: list[int] = field(default_factory=list)
     right: list[int] = field(default_factory=list)
     credits: list[int] = field(default_factory=list)
+    recall: list[float] = field(default_factory=list)   # the morning's mean chance of a right answer
 
-    def retention(self, first: int = 0, last: int | None = None) -> float:
+    def passed(self, first: int = 0, last: int | None = None) -> float:
         reviews = sum(self.reviews[first:last])
         return sum(self.right[first:last]) / reviews if reviews else math.nan
 
+    def recalled(self, first: int = 0, last: int | None = None) -> float:
+        return statistics.mean(value for value in self.recall[first:last] if not math.isnan(value))
+
+
+@dataclass(frozen=True)
+class World:
+    """The simulated cards (deck, id, topic), and the cards an answer to each of them exercises (by key)."""
+
+    cards: tuple
+    exercises: dict[str, tuple[str, ...]]
+
+    def exercised(self, key: str) -> tuple[str, ...]:
+        return self.exercises[key]
+
 
 class Learner:
-    """Assumptions 1-3: true FSRS memories, advanced answers that lean on (and practise) their prerequisites."""
+    """Assumptions 1-3: true FSRS memories, advanced answers that lean on (and practise) core cards."""
 
     def __init__(self, rng: random.Random, transfer: float):
         import fsrs
@@ -78,6 +95,10 @@ class Learner:
     def recall(self, key: str, day: int) -> float:
         truth = self.memory[key]
         return (1 + self.model._FACTOR * (day - truth.last) / truth.stability) ** self.model._DECAY
+
+    def chance(self, key: str, uses: list[str], day: int) -> float:
+        """The chance an answer to `key` would be right on `day`: its own recall and each exercised card's."""
+        return math.prod(self.recall(used, day) for used in [key, *uses])
 
     def first(self, key: str, day: int) -> bool:
         import fsrs
@@ -116,136 +137,206 @@ class Learner:
         truth.last = day
 
 
-def simulate(*, credit: bool, retention: float, days: int, counts: dict[str, int], new_per_day: int,
-             transfer: float, uses: int, weight: float, seed: int) -> Arm:
-    from studytool.decks.model import Card
+def simulate(world: World, *, credit: bool, retention: float, days: int, new_per_day: int, transfer: float,
+             weight: float, seed: int, pull: bool = True) -> Arm:
     from studytool.decks.select import prerequisite_order
-    from studytool.decks.topics import load_topics
     from studytool.study.days import Days
     from studytool.study.scheduler import Rules, Scheduler
 
     rng = random.Random(seed)
-    requires = {topic.id: topic.requires for topic in load_topics()}
-    cards = [Card(deck="sim", id=f"{topic}-{i}", kind="recall", topic=topic, body={})
-             for topic, count in counts.items() for i in range(count)]
+    cards = list(world.cards)
     rng.shuffle(cards)
     scheduler = Scheduler(Rules(retention=retention, learning_steps=(), relearning_steps=(),
                                 days=Days(4, timezone.utc)))
     learner, schedules, reps, arm = Learner(rng, transfer), {}, {}, Arm()
-    by_topic: dict[str, list[Card]] = {}
+    by_key = {card.key: card for card in cards}
+    introduced: set[str] = set()
     for day in range(days):
         now = DAY0 + timedelta(days=day)
+        uses = {card.key: [key for key in world.exercised(card.key) if key in schedules] for card in cards}
+        arm.recall.append(statistics.mean(learner.chance(key, uses[key], day) for key in schedules)
+                          if schedules else math.nan)
         due = [card for card in cards if card.key in schedules and schedules[card.key].due <= now]
         rng.shuffle(due)
-        unseen = [card for card in cards if card.key not in schedules]
-        introduced = {topic for topic, held in by_topic.items() if held}
-        new = prerequisite_order(unseen, introduced, {"sim": new_per_day})
+        new = prerequisite_order([card for card in cards if card.key not in schedules], introduced,
+                                 {card.deck: new_per_day for card in cards})[:new_per_day]
         right = credits = 0
-        credited_today: set[str] = set()
         for card in due + new:
             if card.key in schedules:
-                leaned = [used.key for topic in requires[card.topic] if by_topic.get(topic)
-                          for used in (rng.sample(by_topic[topic], min(uses, len(by_topic[topic]))) if uses
-                                       else by_topic[topic])]
-                correct = learner.review(card.key, day, leaned)
+                correct = learner.review(card.key, day, [key for key in world.exercised(card.key)
+                                                         if key in schedules])
                 right += correct
             else:
                 correct = learner.first(card.key, day)
-                by_topic.setdefault(card.topic, []).append(card)
+                introduced.add(card.topic)
             rating = 3 if correct else 1
             schedules[card.key] = scheduler.answer(schedules.get(card.key), rating, now, key=card.key,
                                                    reps=reps.get(card.key, 0))
             reps[card.key] = reps.get(card.key, 0) + 1
             if credit:
-                credits += _credit(card, rating, now, requires, by_topic, schedules, reps, scheduler,
-                                   credited_today, weight)
+                credits += _credit(world.exercised(card.key), by_key, rating, now, schedules, reps, scheduler,
+                                   weight, pull)
         arm.reviews.append(len(due))
         arm.right.append(right)
         arm.credits.append(credits)
     return arm
 
 
-def _credit(card, rating, now, requires, by_topic, schedules, reps, scheduler, credited_today, weight) -> int:
-    """The app's rule (`ImplicitCredit.after`): `implicit.moves` over the prerequisite topics, once a card a day."""
+def _credit(exercised, by_key, rating, now, schedules, reps, scheduler, weight, pull) -> int:
+    """The app's rule (`ImplicitCredit.after`): `implicit.moves` over the exercised core cards
+    (`pull` False: a miss moves nothing, to measure what the pull costs)."""
     from studytool.study import implicit
 
-    groups = [[(p, schedules[p.key], reps[p.key]) for p in by_topic.get(topic, ()) if p.key not in credited_today]
-              for topic in requires[card.topic]]
-    moved = implicit.moves(groups, rating, now, lambda _deck: scheduler, weight)
-    for prerequisite, schedule in moved:
-        schedules[prerequisite.key] = schedule
-        credited_today.add(prerequisite.key)
+    if rating == implicit.AGAIN and not pull:
+        return 0
+    found = [(by_key[key], schedules[key], reps[key]) for key in exercised if key in schedules]
+    moved = implicit.moves(found, rating, now, lambda _deck: scheduler, weight)
+    for card, schedule in moved:
+        schedules[card.key] = schedule
     return len(moved)
 
 
-def runs(seeds: int, **kwargs) -> list[Arm]:
-    return [simulate(seed=seed, **kwargs) for seed in range(seeds)]
+# --- many seeds, and the arm without credit matched to the credited arm's retention -------------------
+
+
+def runs(world: World, seeds: int, **kwargs) -> list[Arm]:
+    return [simulate(world, seed=seed, **kwargs) for seed in range(seeds)]
 
 
 def total_reviews(arms: list[Arm]) -> float:
     return statistics.mean(sum(arm.reviews) for arm in arms)
 
 
-def pooled_retention(arms: list[Arm], first: int = 0, last: int | None = None) -> float:
-    return sum(sum(a.right[first:last]) for a in arms) / sum(sum(a.reviews[first:last]) for a in arms)
+def pooled(arms: list[Arm], measure: str, first: int = 0, last: int | None = None) -> float:
+    if measure == "passed":
+        return sum(sum(a.right[first:last]) for a in arms) / sum(sum(a.reviews[first:last]) for a in arms)
+    return statistics.mean(a.recalled(first, last) for a in arms)
 
 
-GRID = (0.78, 0.82, 0.86, 0.90, 0.94)   # desired retentions tried without credit
-
-
-def matched(target: float, seeds: int, **kwargs) -> dict[str, object]:
-    """Reviews without credit at true retention `target`: a run at each desired retention of GRID, and a
-    quadratic least-squares fit of reviews over true retention (reviews grow faster as retention nears 1,
-    so a straight line would overstate them between the grid points) read at `target`."""
+def fitted(points: list[tuple[float, float]], target: float) -> float:
+    """y at x = `target` on the least-squares quadratic through `points` (reviews grow faster as retention
+    nears 1, so a straight line would overstate them between the grid points)."""
     import numpy as np
 
-    points = [(pooled_retention(arms), total_reviews(arms), desired) for desired in GRID
-              for arms in [runs(seeds, credit=False, retention=desired, **kwargs)]]
-    kept, reviews, desired = (np.array(column) for column in zip(*points))
-    return {"reviews": float(np.polyval(np.polyfit(kept, reviews, 2), target)),
-            "desired": float(np.polyval(np.polyfit(kept, desired, 2), target)), "retention": target,
-            "points": points}
+    xs, ys = (np.array(column) for column in zip(*points))
+    return float(np.polyval(np.polyfit(xs, ys, 2), target))
 
 
-def bundled_counts() -> dict[str, int]:
-    """Cards per topic in the bundled decks (topics no deck uses are left out)."""
-    from collections import Counter
+def compare(world: World, seeds: int, **common) -> dict[str, object]:
+    """Credit at desired 0.9; no credit at each desired retention of GRID; savings at equal retention."""
+    on = runs(world, seeds, credit=True, retention=0.9, **common)
+    grid = {desired: runs(world, seeds, credit=False, retention=desired, **common) for desired in GRID}
+    result: dict[str, object] = {"on": on, "off": grid[0.9], "grid": grid}
+    for measure in ("passed", "recall"):
+        target = pooled(on, measure)
+        matched = fitted([(pooled(arms, measure), total_reviews(arms)) for arms in grid.values()], target)
+        per_seed = [1 - sum(on[s].reviews) / fitted([(pooled([arms[s]], measure), sum(arms[s].reviews))
+                                                      for arms in grid.values()], pooled([on[s]], measure))
+                    for s in range(seeds)]
+        result[measure] = {"target": target, "reviews": matched, "saving": 1 - total_reviews(on) / matched,
+                           "desired": fitted([(pooled(arms, measure), d) for d, arms in grid.items()], target),
+                           "per_seed": per_seed}
+    return result
 
+
+# --- the cards ------------------------------------------------------------------------------------
+
+
+def bundled_world(per_card: bool = False) -> World:
+    """The bundled decks' cards and the core cards each exercises (assumption 2); `per_card`: instead, each
+    card exercises one card of each topic its topic requires, drawn once (what a per-card `exercises:` list
+    on every card could name)."""
     from studytool.decks.loader import bundled_sources, scan
+    from studytool.decks.topics import load_topics
 
-    return dict(Counter(card.topic for deck in scan(bundled_sources()).decks for card in deck.cards))
+    topics = load_topics()
+    cards = tuple(card for deck in scan(bundled_sources()).decks for card in deck.cards)
+    if per_card:
+        rng, of_topic = random.Random(1), {}
+        for card in cards:
+            of_topic.setdefault(card.topic, []).append(card.key)
+        requires = {topic.id: topic.requires for topic in topics}
+        return World(cards, {card.key: tuple(rng.choice(of_topic[wanted]) for wanted in requires[card.topic])
+                             for card in cards})
+    return World(cards, exercising(cards, topics, {topic.id: topic.core for topic in topics}))
 
 
-def compare(seeds: int, **common) -> dict[str, object]:
-    """Credit at desired 0.9; none at 0.9; and none interpolated to the credited arm's true retention."""
-    on = runs(seeds, credit=True, retention=0.9, **common)
-    off = runs(seeds, credit=False, retention=0.9, **common)
-    equal = matched(pooled_retention(on), seeds, **common)
-    return {"on": on, "off": off, "equal": equal, "saving": 1 - total_reviews(on) / equal["reviews"]}
+def skill_world(per_topic: int) -> World:
+    """`per_topic` synthetic cards on each bundled topic, the first one its core card."""
+    from studytool.decks.model import Card
+    from studytool.decks.topics import load_topics
+
+    topics = load_topics()
+    cards = tuple(Card(deck="sim", id=f"{t.id}-{i}", kind="recall", topic=t.id, body={})
+                  for t in topics for i in range(per_topic))
+    return World(cards, exercising(cards, topics, {t.id: (f"sim/{t.id}-0",) for t in topics}))
+
+
+def exercising(cards, topics, core: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """Assumption 2: each card exercises the core cards of the topics its topic requires."""
+    requires = {topic.id: topic.requires for topic in topics}
+    return {card.key: tuple(dict.fromkeys(key for wanted in requires[card.topic] for key in core.get(wanted, ())))
+            for card in cards}
+
+
+# --- the report -----------------------------------------------------------------------------------
 
 
 def report(result: dict, days: int) -> None:
     arms = [result["off"], result["on"]]
-    print("| days | reviews/day: no credit | with credit | true retention: no credit | with credit |")
-    print("|---|---:|---:|---:|---:|")
+    print("| days | reviews/day: no credit | with credit | pass rate: no credit | with credit "
+          "| recall: no credit | with credit |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for first in [*range(0, days, 30), None]:
         last = days if first is None else min(first + 30, days)
         start = 0 if first is None else first
         per_day = [statistics.mean(sum(a.reviews[start:last]) for a in group) / (last - start) for group in arms]
-        kept = [pooled_retention(group, start, last) for group in arms]
+        kept = [pooled(group, measure, start, last) for measure in ("passed", "recall") for group in arms]
         label = "all" if first is None else f"{start + 1}-{last}"
         print(f"| {label} | " + " | ".join(f"{v:.1f}" for v in per_day) + " | "
               + " | ".join(f"{v:.3f}" for v in kept) + " |")
     print()
-    equal, on = result["equal"], result["on"]
-    print("without credit, desired -> true retention, reviews/day: " + ", ".join(
-        f"{d:.2f} -> {r:.3f}, {n / days:.2f}" for r, n, d in sorted(equal["points"], key=lambda p: p[2])))
+    on, off = result["on"], result["off"]
+    print("without credit, desired -> pass rate, recall, reviews/day: " + ", ".join(
+        f"{d:.2f} -> {pooled(a, 'passed'):.3f}, {pooled(a, 'recall'):.3f}, {total_reviews(a) / days:.2f}"
+        for d, a in result["grid"].items()))
     print(f"credits a day (credit arm): {statistics.mean(sum(a.credits) for a in on) / days:.1f}")
-    print(f"both at desired retention 0.9: {1 - total_reviews(on) / total_reviews(result['off']):.1%} fewer explicit "
-          f"reviews with credit, true retention {pooled_retention(on):.3f} vs {pooled_retention(result['off']):.3f}")
-    print(f"at equal true retention {equal['retention']:.3f} (no credit needs desired {equal['desired']:.3f}, "
-          f"{equal['reviews'] / days:.1f} reviews/day): {result['saving']:.1%} fewer explicit reviews with credit "
-          "(target: >= 15% fewer)")
+    print(f"both at desired retention 0.9: {1 - total_reviews(on) / total_reviews(off):.1%} fewer explicit reviews "
+          f"with credit; pass rate {pooled(on, 'passed'):.3f} vs {pooled(off, 'passed'):.3f}, "
+          f"recall {pooled(on, 'recall'):.3f} vs {pooled(off, 'recall'):.3f}")
+    for measure, name in (("recall", "recall"), ("passed", "pass rate")):
+        equal = result[measure]
+        seeds = equal["per_seed"]
+        print(f"at equal {name} {equal['target']:.3f} (no credit needs desired {equal['desired']:.3f}, "
+              f"{equal['reviews'] / days:.2f} reviews/day): {equal['saving']:.1%} fewer explicit reviews with credit; "
+              f"per seed mean {statistics.mean(seeds):.1%}, sd {statistics.stdev(seeds) if len(seeds) > 1 else 0:.1%}, "
+              f"min {min(seeds):.1%}, max {max(seeds):.1%}")
+
+
+SWEEP = (   # the sensitivity table: (what changes, the world, its keyword arguments)
+    ("credit weight 0.15", False, {"weight": 0.15}),
+    ("credit weight 0.5", False, {"weight": 0.5}),
+    ("credit weight 1.0", False, {"weight": 1.0}),
+    ("no pull after a miss", False, {"pull": False}),
+    ("transfer 0.25 (implicit practice worth less)", False, {"transfer": 0.25}),
+    ("transfer 1.0 (as good as a review), weight 1.0", False, {"transfer": 1.0, "weight": 1.0}),
+    ("transfer 0 (no real practice)", False, {"transfer": 0.0}),
+    ("each card exercises one card of each prerequisite topic", True, {}),
+    ("the same, no pull after a miss", True, {"pull": False}),
+)
+
+
+def sweep(seeds: int, common: dict) -> None:
+    print("| change | fewer at desired 0.9 | pass rate (credit / none) | recall (credit / none) "
+          "| fewer at equal recall | fewer at equal pass rate |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, per_card, changes in SWEEP:
+        result = compare(bundled_world(per_card), seeds, **{**common, **changes})
+        on, off = result["on"], result["off"]
+        print(f"| {label} | {1 - total_reviews(on) / total_reviews(off):.0%} | "
+              f"{pooled(on, 'passed'):.3f} / {pooled(off, 'passed'):.3f} | "
+              f"{pooled(on, 'recall'):.3f} / {pooled(off, 'recall'):.3f} | "
+              f"{result['recall']['saving']:.1%} | {result['passed']['saving']:.1%} |")
 
 
 def main() -> None:
@@ -253,34 +344,25 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=int, default=180)
-    parser.add_argument("--cards-per-topic", type=int, default=0, help="0: as many as the bundled decks have")
+    parser.add_argument("--cards-per-topic", type=int, default=0, help="0: the bundled decks' cards")
     parser.add_argument("--new", type=int, default=10, help="new cards a day")
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=16)
     parser.add_argument("--transfer", type=float, default=0.5, help="assumption 3: true worth of an implicit retrieval")
-    parser.add_argument("--uses", type=int, default=1, help="assumption 2: cards of each prerequisite topic an answer "
-                        "retrieves (0: all)")
-    parser.add_argument("--weight", type=float, default=WEIGHT, help="the credit rule's weight (the app's: %(default)s)")
-    parser.add_argument("--sweep", action="store_true", help="also the saving for transfer 0, 0.25 and 1")
+    parser.add_argument("--weight", type=float, default=WEIGHT,
+                        help="the credit rule's weight (the app's: %(default)s)")
+    parser.add_argument("--sweep", action="store_true", help="the sensitivity table instead")
     args = parser.parse_args()
-    counts = bundled_counts() if args.cards_per_topic == 0 else None
-    if counts is None:
-        from studytool.decks.topics import topic_ids
-
-        counts = dict.fromkeys(topic_ids(), args.cards_per_topic)
-    common = dict(days=args.days, counts=counts, new_per_day=args.new, weight=args.weight, uses=args.uses)
-    print(f"{args.seeds} seeds x {args.days} days, {sum(counts.values())} cards on {len(counts)} topics, "
-          f"{args.new} new a day, uses {args.uses or 'all'}, transfer {args.transfer}, credit weight {args.weight}")
-    print()
-    report(compare(args.seeds, transfer=args.transfer, **common), args.days)
+    common = dict(days=args.days, new_per_day=args.new, weight=args.weight, transfer=args.transfer)
     if args.sweep:
-        print()
-        print("| transfer (assumption 3) | reviews/day without credit (matched) | with credit | fewer | retention |")
-        print("|---:|---:|---:|---:|---:|")
-        for transfer in (0.0, 0.25, 1.0):
-            result = compare(args.seeds, transfer=transfer, **common)
-            print(f"| {transfer} | {result['equal']['reviews'] / args.days:.1f} | "
-                  f"{total_reviews(result['on']) / args.days:.1f} | {result['saving']:.1%} "
-                  f"| {pooled_retention(result['on']):.3f} |")
+        sweep(args.seeds, common)
+        return
+    world = bundled_world() if args.cards_per_topic == 0 else skill_world(args.cards_per_topic)
+    print(f"{args.seeds} seeds x {args.days} days, {len(world.cards)} cards on "
+          f"{len({card.topic for card in world.cards})} topics, {args.new} new a day, transfer {args.transfer}, "
+          f"credit weight {args.weight}")
+    print()
+    report(compare(world, args.seeds, **common), args.days)
+
 
 if __name__ == "__main__":
     main()

@@ -180,6 +180,9 @@ ZH: dict[str, str] = {
     # the topic graph (topics.yaml `requires`): explain, explain --graph, decks check
     "requires unknown topic {id!r}{hint}": "依赖了不存在的主题 {id!r}{hint}",
     "requires {id!r} twice": "重复依赖 {id!r}",
+    "names core card {key!r} twice": "重复列出核心卡片 {key!r}",
+    "names unknown core card {key!r}{hint}": "列出的核心卡片 {key!r} 不存在{hint}",
+    "names core card {key!r}, a card of topic {other!r}": "列出的核心卡片 {key!r} 属于主题 {other!r}",
     "requires {id!r}, which needs it in turn: {loop}": "依赖 {id!r}，而它又反过来依赖本主题：{loop}",
     "a topics file is a mapping with 'groups' and a 'topics' list": "主题文件应是含 'groups' 和 'topics' 列表的映射",
     "topic {id!r} {message}": "主题 {id!r} {message}",

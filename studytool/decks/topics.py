@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from yaml import Node
 
 _FIELDS = {"id", "title", "aliases", "group", "summary", "formulas", "mistakes", "generator", "example",
-           "requires"}
+           "requires", "core"}
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class Topic:
     generator: str | None = None    # problems registry name for the live example
     example: dict[str, Any] = field(default_factory=dict)  # pinned params: the notes' own numbers
     requires: tuple[str, ...] = ()  # ids of the topics one must know first (the topic graph's edges)
+    core: tuple[str, ...] = ()      # keys (deck/id) of the cards that ask its central skill: what dependents exercise
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -86,6 +87,9 @@ def _topic(entry: dict[str, Any], groups: dict[str, str]) -> Topic:
     requires = entry.get("requires") or []
     if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
         raise StudytoolError(f"{where}: 'requires' must be a list of topic ids")
+    core = entry.get("core") or []
+    if not isinstance(core, list) or not all(isinstance(key, str) and "/" in key for key in core):
+        raise StudytoolError(f"{where}: 'core' must be a list of card keys (deck/id)")
     return Topic(
         id=entry["id"],
         title=entry["title"],
@@ -97,6 +101,7 @@ def _topic(entry: dict[str, Any], groups: dict[str, str]) -> Topic:
         generator=entry.get("generator"),
         example=dict(entry.get("example") or {}),
         requires=tuple(requires),
+        core=tuple(core),
     )
 
 
@@ -183,6 +188,25 @@ def _cycles_from(root: str, topics: Sequence[Topic], ids: dict[str, int], state:
     return problems
 
 
+def core_problems(topics: Sequence[Topic], cards: Mapping[str, str]) -> list[tuple[int, int, str]]:
+    """`core` keys naming no card of `cards` (key -> topic), a card of another topic, or one twice:
+    (topic index, index in its core, message). A topic's core card is what the topics built on it
+    exercise (implicit review credits it), so it must be one of its own cards."""
+    problems = []
+    for number, topic in enumerate(topics):
+        for index, key in enumerate(topic.core):
+            if key in topic.core[:index]:
+                problems.append((number, index, _("names core card {key!r} twice").format(key=key)))
+            elif key not in cards:
+                near = difflib.get_close_matches(key, list(cards), n=1, cutoff=_NEAR)
+                hint = _("; did you mean {name}?").format(name=near[0]) if near else ""
+                problems.append((number, index, _("names unknown core card {key!r}{hint}").format(key=key, hint=hint)))
+            elif cards[key] != topic.id:
+                problems.append((number, index, _("names core card {key!r}, a card of topic {other!r}").format(
+                    key=key, other=cards[key])))
+    return problems
+
+
 def prerequisites(topic_id: str) -> tuple[Topic, ...]:
     """The topics `topic_id` requires directly, in the order the file lists them."""
     by_id = {topic.id: topic for topic in _topics()}
@@ -205,8 +229,9 @@ def layers() -> list[list[Topic]]:
     return [[topic for topic in topics if depth[topic.id] == level] for level in range(max(depth.values()) + 1)]
 
 
-def check_file(root: Node | None, name: str) -> list[str]:
-    """A topics file's problems as `FILE:LINE:COL: message` (`decks check`): fields, names and the graph."""
+def check_file(root: Node | None, name: str, cards: Mapping[str, str] | None = None) -> list[str]:
+    """A topics file's problems as `FILE:LINE:COL: message` (`decks check`): fields, names, the graph,
+    and (given `cards`, key -> topic) the core cards."""
     from yaml import MappingNode, SequenceNode
 
     from studytool.decks.fields import Bad, plain
@@ -237,20 +262,31 @@ def check_file(root: Node | None, name: str) -> list[str]:
         requires = _value(nodes[number], "requires")
         problems.append(f"{_at(name, requires.value[index])}: " + _("topic {id!r} {message}").format(
             id=topics[number].id, message=message))
+    for number, index, message in core_problems(topics, cards) if cards is not None else ():
+        core = _value(nodes[number], "core")
+        problems.append(f"{_at(name, core.value[index])}: " + _("topic {id!r} {message}").format(
+            id=topics[number].id, message=message))
     return problems
 
 
 def check_topic_files(paths: Sequence[Path] = ()) -> list[str]:
-    """`decks check`'s part on topics: the bundled topics file, or each file named topics.yaml among `paths`."""
-    from studytool.decks.loader import NOT_DECKS, read_yaml
+    """`decks check`'s part on topics: the bundled topics file, or each file named topics.yaml among `paths`.
+
+    Core cards are checked against the bundled decks' cards and those of the deck files in `paths`.
+    """
+    from studytool.decks.loader import NOT_DECKS, bundled_sources, expand, read_yaml, scan
 
     sources = [path for path in paths if path.name in NOT_DECKS] if paths else [
         files("studytool.decks").joinpath("bundled", "topics.yaml")]
+    if not sources:
+        return []
+    decks = scan([*bundled_sources(), *(path for path in expand(paths) if path.name not in NOT_DECKS)]).decks
+    cards = {card.key: card.topic for deck in decks for card in deck.cards}
     problems: list[str] = []
     for source in sources:
         found: list[str] = []
         root = read_yaml(source, str(source), found)
-        problems += found or check_file(root, str(source))
+        problems += found or check_file(root, str(source), cards)
     return problems
 
 

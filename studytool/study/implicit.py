@@ -1,13 +1,15 @@
 """Implicit review over the topic graph (Math Academy's "fractional implicit repetition").
 
 Answering a multi-head attention card exercises attention, which it is built
-from: the answer counts a little for the cards of the topics its topic
-requires (`requires:` in topics.yaml), directly, not transitively (multi-head
-credits attention, not softmax: attention's own reviews credit softmax). The rule,
-for an answer to card R in a review, and each card P of a topic R's topic requires
-that is a review card (not new, not in a learning step), neither suspended nor
-buried, not due today (today's review asks it anyway, by FSRS alone), and
-neither answered nor credited earlier the same (Anki) day:
+from, but not every attention card: it uses attention's core skill, the card(s)
+topics.yaml names as that topic's `core:` (transformer-arch/attn-formula). So
+an answer credits the core cards of the topics its topic requires (`requires:`),
+directly, not transitively (multi-head credits attention's core card, not
+softmax's: attention's own answers do that), and no other card. The rule, for
+an answer to card R in a review, and each core card P of a topic R's topic
+requires that is a review card (not new, not in a learning step), neither
+suspended nor buried, not due today (today's review asks it anyway, by FSRS
+alone), and neither answered nor credited earlier the same (Anki) day:
 
 - R answered Hard, Good or Easy: P gets a fractional Good review. S_good is
   the stability FSRS would give P for a Good answer now; P's stability becomes
@@ -16,18 +18,19 @@ neither answered nor credited earlier the same (Anki) day:
   earlier than before. Difficulty and the last review stay, since P was
   exercised, not asked: its next explicit review is pure FSRS from there, and
   FSRS already makes an early credit worth little (at high recall S_good is close to S).
-- R answered Again: for each prerequisite topic, its card due soonest is due
-  no later than the start of the next day, memory untouched, so a prerequisite
-  that may be the cause is checked tomorrow (one card a topic: pulling every
-  card of a topic after each miss costs more than the credit saves).
+- R answered Again: each such P is due no later than the start of the next
+  day, memory untouched, so a core skill that may be the cause is checked
+  tomorrow (a few cards: the core cards, not every card of the topic).
 
 Each change is one log row with mode 'implicit' (rating 3 for a credit, 1
 for a pull; `answer` names the card whose answer gave it, as `cards show`
 lists it; `params` the review id and the weight), so `:undo`
 of the answer takes its credits back too. Reps, lapses, the daily limits,
 stats and the optimizer count only mode 'review': explicit reviews stay pure
-FSRS. The `implicit_credit` setting (`studytool config`, off by default)
-switches it on.
+FSRS. The `implicit_credit` setting (`studytool config`) switches it on; it is
+off by default because benchmarks/simulate.py finds no saving at equal
+retention on the bundled decks (BENCHMARKS.md): a topic's core cards are 19 of
+its 231 cards, too few reviews to save.
 """
 
 from __future__ import annotations
@@ -60,16 +63,17 @@ def pulled(schedule: Schedule, when: datetime, scheduler: Scheduler) -> Schedule
 
 
 class ImplicitCredit:
-    """The credit rule for one session: the topic graph, the cards of each topic, each deck's scheduler."""
+    """The credit rule for one session: the core cards each topic's answers exercise, each deck's scheduler."""
 
     def __init__(self, decks: Sequence[Deck], rules: Callable[[str], Rules]):
         from studytool.decks.topics import load_topics
 
-        self.requires = {topic.id: topic.requires for topic in load_topics()}
-        self.cards: dict[str, list[Card]] = {}
-        for deck in decks:
-            for card in deck.cards:
-                self.cards.setdefault(card.topic, []).append(card)
+        topics = load_topics()
+        cards = {card.key: card for deck in decks for card in deck.cards}
+        core = {topic.id: [cards[key] for key in topic.core if key in cards] for topic in topics}
+        # topic -> the core cards of the topics it requires (a card in two of them once)
+        self.exercised = {topic.id: list({card.key: card for wanted in topic.requires
+                                          for card in core[wanted]}.values()) for topic in topics}
         self.rules = rules
         self.schedulers: dict[str, Scheduler] = {}
 
@@ -79,22 +83,17 @@ class ImplicitCredit:
         return self.schedulers[deck]
 
     def after(self, store: Store, card: Card, rating: int, when: datetime, review_id: int) -> list[int]:
-        """Credit (or, after Again, pull) the prerequisite cards of `card`; the ids of the log rows written."""
-        from studytool.study.cards import hidden_keys
-
-        prerequisites = [p for topic in self.requires.get(card.topic, ()) for p in self.cards.get(topic, ())]
-        if not prerequisites:
+        """Credit (or, after Again, pull) the core cards `card` exercises; the ids of the log rows written."""
+        targets = self.exercised.get(card.topic, ())
+        if not targets:
             return []
-        days = self.scheduler(card.deck).days
-        credited_today = {row.card for row in store.log_since(days.start_of(when)) if row.mode == MODE}
-        hidden = hidden_keys(store, when)
-        groups = [[(p, schedule, store.reps(p.key)) for p in self.cards.get(topic, ())
-                   if p.key not in hidden and p.key not in credited_today
-                   and (schedule := store.schedule(p.key)) is not None]
-                  for topic in self.requires.get(card.topic, ())]
+        skipped = _hidden_or_credited(store, [target.key for target in targets], when,
+                                      self.scheduler(card.deck).days.start_of(when))
+        found = [(target, schedule, store.reps(target.key)) for target in targets
+                 if target.key not in skipped and (schedule := store.schedule(target.key)) is not None]
         written = []
-        for prerequisite, moved in moves(groups, rating, when, self.scheduler):
-            row = Answer(card=prerequisite.key, topic=prerequisite.topic, mode=MODE,
+        for target, moved in moves(found, rating, when, self.scheduler):
+            row = Answer(card=target.key, topic=target.topic, mode=MODE,
                          rating=GOOD if rating > AGAIN else AGAIN, correct=rating > AGAIN, answer=card.key, seed=None,
                          params={"from": card.key, "review": review_id, "weight": WEIGHT},
                          duration_ms=0, time=when)
@@ -102,28 +101,31 @@ class ImplicitCredit:
         return written
 
 
-def moves(groups: Sequence[Sequence[tuple[Card, Schedule, int]]], rating: int, when: datetime,
-          scheduler_of: Callable[[str], Scheduler], weight: float = WEIGHT) -> list[tuple[Card, Schedule]]:
-    """The new schedules an answer gives: `groups` holds, per prerequisite topic, its (card, schedule, reps).
+def _hidden_or_credited(store: Store, keys: Sequence[str], when: datetime, day_start: datetime) -> set[str]:
+    """Which of `keys` are suspended or buried at `when`, or were credited since `day_start`: two indexed
+    look-ups for these few cards, not the whole day's log or every flag (Enter -> next card stays fast)."""
+    from studytool.study.records import format_time
 
-    A right answer credits every card of each group; a miss pulls one card a group, the one due
-    soonest: the next the scheduler would ask. (Pulling every card of a ten-card topic after
-    each miss cost 40% more reviews in benchmarks/simulate.py.)
-    """
-    found = []
-    for group in groups:
-        moved = [(card, schedule, new) for card, schedule, reps in group
-                 if (new := change(schedule, rating, when, scheduler_of(card.deck), key=card.key, reps=reps,
-                                   weight=weight))]
-        if rating == AGAIN:
-            moved = sorted(moved, key=lambda item: item[1].due)[:1]
-        found += [(card, new) for card, _schedule, new in moved]
-    return found
+    marks = ", ".join("?" * len(keys))
+    rows = store.con.execute(
+        f"SELECT key FROM card_flags WHERE key IN ({marks}) AND (suspended = 1 OR buried_until > ?)"
+        f" UNION SELECT card FROM reviews WHERE card IN ({marks}) AND mode = '{MODE}' AND time >= ?",
+        (*keys, format_time(when), *keys, format_time(day_start)))
+    return {row[0] for row in rows}
+
+
+def moves(found: Sequence[tuple[Card, Schedule, int]], rating: int, when: datetime,
+          scheduler_of: Callable[[str], Scheduler], weight: float = WEIGHT) -> list[tuple[Card, Schedule]]:
+    """The new schedules an answer rated `rating` gives the core cards it exercises: `found` holds each
+    one's (card, schedule, reps). A right answer credits each, a miss pulls each (they are a few cards)."""
+    return [(card, new) for card, schedule, reps in found
+            if (new := change(schedule, rating, when, scheduler_of(card.deck), key=card.key, reps=reps,
+                              weight=weight))]
 
 
 def change(schedule: Schedule, rating: int, when: datetime, scheduler: Scheduler, *, key: str,
            reps: int, weight: float = WEIGHT) -> Schedule | None:
-    """What an answer rated `rating` at `when` does to one prerequisite card's schedule (None: nothing).
+    """What an answer rated `rating` at `when` does to one exercised card's schedule (None: nothing).
 
     Nothing for a card that is not a review card, or was answered today, or is due today
     (today's review asks it anyway). `key` and `reps` are the card's, as FSRS's Good answer needs them.

@@ -295,3 +295,71 @@ def test_any_requires_lists_give_located_problems_or_none_and_never_a_traceback(
     clean = all(set(wanted) <= ids and len(set(wanted)) == len(wanted) for wanted in requires)
     acyclic = clean and graph_problems(_graph({"abcd"[i]: w for i, w in enumerate(requires)})) == []
     assert (problems == []) == acyclic
+
+
+# --- core cards: what the topics built on a topic exercise (implicit review credits them) ---------------
+
+
+def test_every_topic_names_a_core_card_of_its_own_in_the_bundled_decks():
+    from studytool.decks.loader import bundled_sources, scan
+
+    cards = {card.key: card.topic for deck in scan(bundled_sources()).decks for card in deck.cards}
+    for topic in TOPICS:
+        assert topic.core, topic.id
+        assert all(cards.get(key) == topic.id for key in topic.core), topic.id
+
+
+CORE_DECK = """\
+deck: mine
+title: M
+source: s
+cards:
+  - id: one
+    kind: number
+    topic: softmax
+    q: 1?
+    answer: 1
+"""
+CORE_TOPICS = """\
+groups:
+  g: {en: G, zh: G}
+topics:
+  - id: softmax
+    title: S
+    group: g
+    summary: s
+    core: [mine/one, mine/onee, transformer-arch/attn-formula, mine/one]
+  - id: attention
+    title: A
+    group: g
+    summary: s
+    requires: [softmax]
+    core: [nobody/home]
+"""
+
+
+def test_decks_check_refuses_unknown_misplaced_and_repeated_core_cards_where_they_are(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path))
+    (tmp_path / "mine.yaml").write_text(CORE_DECK, encoding="utf-8")
+    path = tmp_path / "topics.yaml"
+    path.write_text(CORE_TOPICS, encoding="utf-8")
+    result = CliRunner().invoke(app, ["decks", "check", str(tmp_path / "mine.yaml"), str(path)],
+                                env={"STUDYTOOL_LANG": "en"})
+    assert result.exit_code == 1
+    # mine/one is a card of the deck checked with it; attn-formula is a bundled card, of topic attention
+    assert result.stdout.splitlines() == [
+        f"{path}:8:22: topic 'softmax' names unknown core card 'mine/onee'; did you mean mine/one?",
+        f"{path}:8:33: topic 'softmax' names core card 'transformer-arch/attn-formula', a card of topic 'attention'",
+        f"{path}:8:64: topic 'softmax' names core card 'mine/one' twice",
+        f"{path}:14:12: topic 'attention' names unknown core card 'nobody/home'",
+    ]
+
+
+@pytest.mark.parametrize("core", ["mine/one", "[one]", "[{a: b}]"])
+def test_core_must_be_a_list_of_card_keys(tmp_path, monkeypatch, core):
+    monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path))
+    path = tmp_path / "topics.yaml"
+    path.write_text(CORE_TOPICS.replace("core: [nobody/home]", f"core: {core}"), encoding="utf-8")
+    result = CliRunner().invoke(app, ["decks", "check", str(path)], env={"STUDYTOOL_LANG": "en"})
+    assert result.exit_code == 1
+    assert f"{path}:9:5: topic 'attention': 'core' must be a list of card keys (deck/id)" in result.stdout.splitlines()
