@@ -21,8 +21,8 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from studytool.cli.render.pictures import (
-    ASCII, UNICODE, BarList, Calendar, ColumnChart, Heatmap, MaskGrid, glyphs_for, level, padding_grids, pe_heatmap,
-    weights_heatmaps,
+    ASCII, UNICODE, BarList, Calendar, ColumnChart, Heatmap, MaskGrid, glyphs_for, padding_grids, pe_heatmap,
+    shade_legend, weights_heatmaps,
 )
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -153,13 +153,13 @@ def test_zh_calendar_labels_fit_and_line_up(monkeypatch):
 def test_pe_heatmap_shows_the_sign_and_magnitude_of_each_number():
     table = pe(10, 24)
     lines = draw(pe_heatmap(table.tolist()), 100).splitlines()
+    ranges = legend_ranges(shade_legend(Console(file=Output("utf-8"), color_system=None), 1.0, signed=True).plain)
     for pos, line in enumerate(lines[1:]):
         cells = re.findall(r"([ +-])([·░▒▓█])", line[len(line.split()[0]):])
         assert len(cells) == 24
         for (sign, shade), value in zip(cells, table[pos]):
-            shades = level(value, 1.0)
-            assert (shade == "·") == (shades == 0) and (shade == "·" or "░▒▓█".index(shade) + 1 == shades)
-            assert sign == (" " if shades == 0 else "+" if value > 0 else "-")
+            assert shade == named_shade(ranges, abs(value))   # the legend's ranges, as it prints them
+            assert sign == (" " if shade == "·" else "+" if value > 0 else "-")
 
 
 def test_weights_heatmap_prints_the_weights():
@@ -180,6 +180,56 @@ def test_a_light_study_day_is_never_drawn_as_no_study():
     days = [(TODAY - timedelta(days=1), 1), (TODAY, 100)]   # 1 answer is under a quarter of 100, still a study day
     cells = "".join(line[4:] for line in draw(Calendar(days), 60).splitlines()[1:8])   # past the weekday
     assert cells.count("░") == 1 and cells.count("█") == 1
+
+
+@pytest.mark.parametrize("last", [date(2026, 3, 8), date(2026, 3, 2), date(2026, 3, 4)])
+@pytest.mark.parametrize("width", [60, 56, 100])
+def test_the_last_week_is_named_when_a_month_starts_in_it(last, width):
+    """The week of Monday 2 March is March's first column; its name had no room past the grid and went missing."""
+    days = [(last - timedelta(days=d), 1) for d in range(26 * 7)]
+    lines = draw(Calendar(days), width).splitlines()
+    names = lines[0].split()
+    assert names[-2:] == ["Feb", "Mar"] and all(cell_len(line) <= width for line in lines)
+    last_column = cell_len(lines[1].rstrip()) - 1   # Monday's row: its last cell is the week of 2 March
+    assert abs(lines[0].rindex("Mar") - last_column) <= 2
+
+
+def legend_ranges(legend: str) -> tuple[float, list[tuple[str, float]]]:
+    """`· <0.12  ░ ≤0.25 …` read back as a learner reads it: `·` below 0.12, then each shade up to its number."""
+    (_glyph, below), *rest = re.findall(r"([·░▒▓█]) [<≤](\d\.\d\d)", legend)
+    return float(below), [(glyph, float(number)) for glyph, number in rest]
+
+
+def named_shade(ranges, magnitude: float) -> str:
+    below, shades = ranges
+    return "·" if magnitude < below else next(glyph for glyph, high in shades if magnitude <= high)
+
+
+BOUNDARIES = [0.122, 0.1249, 0.125, 0.25, 0.2504, 0.5, 0.7539, 0.75, 1.0, 0.05]
+
+
+def test_a_heatmap_cell_on_a_legend_boundary_takes_the_shade_the_legend_names():
+    """The legend prints top/8 as 0.12, so 0.122 is no longer `· <0.12`; it was drawn one shade lower."""
+    console = Console(file=Output("utf-8"), width=200, color_system=None)
+    ranges = legend_ranges(shade_legend(console, 1.0, signed=True).plain)
+    line = draw(Heatmap([BOUNDARIES], ["0"], [str(j) for j in range(len(BOUNDARIES))], signed=True), 200)
+    shades = re.findall(r"[ +-]([·░▒▓█])", line.splitlines()[1][2:])
+    assert shades == [named_shade(ranges, value) for value in BOUNDARIES]
+    assert shades[:2] == ["░", "░"]
+
+
+def test_a_weights_cell_is_shaded_by_the_number_it_prints():
+    """`▒▒ 0.25` next to a legend `░ ≤0.25` read wrong: 0.2504 prints 0.25, so it is ░."""
+    top = 1.0
+    console = Console(file=Output("utf-8"), width=200, color_system=None)
+    ranges = legend_ranges(shade_legend(console, top, signed=False).plain)
+    heat = Heatmap([BOUNDARIES], ["q0"], [f"k{j}" for j in range(len(BOUNDARIES))], signed=False, top=top,
+                   numbers=True)
+    cells = re.findall(r"([·░▒▓█])\1? (\d\.\d\d)|  ·  ?(\d\.\d\d)", draw(heat, 200).splitlines()[1])
+    printed = [(glyph or "·", float(number or zero)) for glyph, number, zero in cells]
+    assert len(printed) == len(BOUNDARIES)
+    assert [glyph for glyph, _number in printed] == [named_shade(ranges, number) for _glyph, number in printed]
+    assert printed[4] == ("░", 0.25)
 
 
 def test_column_chart_heights_are_proportional():

@@ -61,6 +61,22 @@ def level(value: float, top: float) -> int:
     return max(1, min(4, math.ceil(4 * abs(value) / top - 1e-9)))
 
 
+def legend_bounds(top: float) -> tuple[float, ...]:
+    """A heatmap legend's numbers as it prints them (2 decimals): `·` below the first, `░ ▒ ▓ █` up to each next."""
+    return tuple(float(f"{fraction * top:.2f}") for fraction in (1 / 8, 1 / 4, 1 / 2, 3 / 4, 1))
+
+
+def shown_level(value: float, top: float, printed: bool = False) -> int:
+    """A heatmap cell's shade (0-4) by the ranges the legend states, its printed numbers (`· <0.12` where top/8 is
+    0.125): a value on a boundary takes the shade the legend names for it. A cell that prints its value is judged
+    by the value as printed (2 decimals), so `0.25` is never drawn above `≤0.25`."""
+    bounds = legend_bounds(top)
+    magnitude = float(f"{abs(value):.2f}") if printed else abs(value)
+    if top <= 0 or magnitude < bounds[0] - 1e-9:   # 1e-9: float noise, as in 0.1 + 0.2
+        return 0
+    return 1 + sum(magnitude > bound + 1e-9 for bound in bounds[1:4])
+
+
 class _Picture:
     """A renderable drawn as whole lines; `lines` gets the width and the glyph set."""
 
@@ -104,7 +120,7 @@ class Calendar(_Picture):
         cell = 2 if label_width + 2 * weeks <= width else 1
         shown = max(1, min(weeks, (width - label_width) // cell))
         start = date.fromordinal(start.toordinal() + 7 * (weeks - shown))  # the newest weeks stay
-        rows = [self._months(start, shown, label_width, cell)]
+        rows = [self._months(start, shown, label_width, cell, width)]
         for weekday, label in enumerate(labels):
             row = Text(pad(label, label_width), style="dim")
             for week in range(shown):
@@ -122,14 +138,18 @@ class Calendar(_Picture):
         return Text(glyphs.shades[shade - 1], SHADE_STYLES[shade - 1]) if shade else Text(glyphs.zero, "dim")
 
     @staticmethod
-    def _months(start: date, weeks: int, label_width: int, cell: int) -> Text:
-        """Month names over the first week column of each month, where there is room for them."""
+    def _months(start: date, weeks: int, label_width: int, cell: int, width: int) -> Text:
+        """Month names over the first week column of each month, where there is room for them. The last week's
+        name may run past the grid, as far as the picture may be wide; where even that is too narrow, it ends at
+        the edge, over the week before, rather than go missing."""
         line, free, names = " " * label_width, 0, months()
         for week in range(weeks):
             monday = date.fromordinal(start.toordinal() + 7 * week)
             name = names[monday.month - 1]
             at = label_width + week * cell
-            if (week == 0 or monday.day <= 7) and at >= free and at + cell_len(name) <= label_width + weeks * cell:
+            if week == weeks - 1:
+                at = min(at, width - cell_len(name))
+            if (week == 0 or monday.day <= 7) and at >= free and at + cell_len(name) <= width:
                 line = pad(line, at) + name
                 free = at + cell_len(name) + 1
         return Text(line, style="dim")
@@ -209,7 +229,7 @@ class BarList(_Picture):
 
 def _signed_cell(value: float, top: float, glyphs: Glyphs) -> Text:
     """Two cells: the sign, then the shade of the magnitude (`+▓`, `-░`); ` ·` near zero."""
-    shade = level(value, top)
+    shade = shown_level(value, top)
     if not shade:
         return Text(" " + glyphs.zero, "dim")
     sign = 1 if value > 0 else -1
@@ -232,7 +252,7 @@ class Heatmap(_Picture):
         if self.signed:
             cell = _signed_cell(value, self.top, glyphs)
         else:
-            shade = level(value, self.top)
+            shade = shown_level(value, self.top, printed=numbers)
             cell = Text(glyphs.shades[shade - 1] * 2, SHADE_STYLES[shade - 1]) if shade else Text(" " + glyphs.zero,
                                                                                                    "dim")
         return cell.append(f" {value:.2f}") if numbers else cell
@@ -314,10 +334,11 @@ def shade_legend(console: Console, top: float, signed: bool) -> Text:
     legend = Text(style="dim")
     if signed:
         legend.append("+", SIGN_STYLES[1]).append(" >0  ").append("-", SIGN_STYLES[-1]).append(" <0   ")
-    legend.append(glyphs.zero).append(f" <{top / 8:.2f}")
-    for shade, bound in enumerate((0.25, 0.5, 0.75, 1.0)):
+    zero, *bounds = legend_bounds(top)   # the numbers `shown_level` shades by
+    legend.append(glyphs.zero).append(f" <{zero:.2f}")
+    for shade, bound in enumerate(bounds):
         legend.append("  ").append(glyphs.shades[shade], SHADE_STYLES[shade])
-        legend.append(f" {glyphs.at_most}{bound * top:.2f}")
+        legend.append(f" {glyphs.at_most}{bound:.2f}")
     return legend
 
 
