@@ -57,6 +57,14 @@ _ODD_HEADS = ((96, 3), (240, 5), (360, 6), (480, 12), (768, 12))
 _AWKWARD_HEADS = ((1200, 15), (1536, 24), (2560, 20), (1000, 8))
 HEADS = ("d_model", "n_heads")
 
+
+def _targets(shortest: int, longest: int) -> tuple[tuple[str, list[str]], ...]:
+    """Teacher forcing's (source, target words) pairs of `shortest`..`longest` words."""
+    from studytool.problems.masks import LONGER_SENTENCES, SENTENCES
+
+    pairs = dict.fromkeys((*SENTENCES, *LONGER_SENTENCES))
+    return tuple((source, list(words)) for source, words in pairs if shortest <= len(words) <= longest)
+
 # generator -> level -> parameter (or a tuple of parameters drawn together) -> the draw
 TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
     "layer_norm": {2: {"size": (6, 7), "low": (-9,), "high": (9,)},
@@ -73,8 +81,8 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
     "multi_head_shapes": {2: {HEADS: _ODD_HEADS}, 3: {HEADS: _AWKWARD_HEADS}},
     "cross_attention_shapes": {2: {HEADS: _ODD_HEADS},
                                3: {HEADS: _AWKWARD_HEADS, ("src_len", "tgt_len"): ((37, 23), (61, 100), (45, 17))}},
-    "ffn_shapes": {2: {("d_model", "d_ff"): ((360, 1000), (480, 1500), (96, 256))},
-                   3: {("d_model", "d_ff"): ((1000, 2730), (1536, 6000), (1200, 3500))}},
+    # d_ff left to the learner (4 d_model): a stated d_ff is the answer of expand, w1, w2 and d_ff, copied
+    "ffn_shapes": {2: {"d_model": (360, 480, 720, 96)}, 3: {"d_model": (1000, 1200, 1800, 2560)}},
     "attention_cost": {2: {HEADS: _ODD_HEADS}, 3: {HEADS: _AWKWARD_HEADS}},
     "param_count": {2: {HEADS: _ODD_HEADS, "convention": ("notes",)},
                     3: {HEADS: _AWKWARD_HEADS, "convention": ("full",)}},
@@ -83,11 +91,13 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
     "causal_mask": {2: {"n": (7,)}, 3: {"n": (8,), "pad": (1, 2, 3)}},   # level 3: with the key padding mask
     "padding_mask": {2: {"batch": (4,), "max_len": (7,)},
                      3: {"batch": (3, 4), "max_len": (5, 6), "ask": ("causal_count",)}},   # with the causal mask
-    "teacher_forcing": {2: {"ask": ("visible", "labels")}, 3: {"ask": ("predict",)}},
+    "teacher_forcing": {2: {"ask": ("visible", "labels"), ("source", "target"): _targets(4, 4)},
+                        3: {"ask": ("predict",), ("source", "target"): _targets(5, 6)}},   # longer sentences
     "kv_cache": {2: {"bytes_per_value": (1,), "num_layers": (24,)}, 3: {"num_layers": (48, 80), "ask": ("total",)}},
     "tied_embeddings": {2: {"vocab": (30522, 32000, 32768), "d_model": (768, 1280)},
                         3: {"vocab": (50257, 49152, 65536), "d_model": (1600, 2048, 2560), "ask": ("encoder_decoder",)}},
-    "warmup_lr": {2: {"warmup": (4000,), "d_model": (768,)}, 3: {"warmup": (10000,), "d_model": (1600,)}},
+    # no perfect squares at level 3: 1600 and 10000 made the peak 0.025 × 0.01 = 2.5 exactly
+    "warmup_lr": {2: {"warmup": (4000,), "d_model": (768,)}, 3: {"warmup": (6000, 12000), "d_model": (1280, 2560)}},
     "temperature_softmax": {2: {"temperature": (0.25, 3)}, 3: {"temperature": (0.1, 10), "ask": ("vector",)}},
     "rms_norm": {2: {"x": _distinct(5, -9, 9, nonzero=True)}, 3: {"x": _distinct(6, -20, 20, nonzero=True)}},
     "rope_score": {2: {"m": (6, 7), "n": (0, 2)}, 3: {"m": (9,), "n": (3,), "ask": ("score",)}},

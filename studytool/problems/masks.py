@@ -49,6 +49,14 @@ SENTENCES = (
     ("attention is all you need", ("注意力", "就是", "你", "需要", "的", "一切")),
     ("the cat sat down", ("猫", "坐", "下", "了")),
 )
+# Longer pairs for level 3 (levels.py): more shifted tokens to place and order.
+LONGER_SENTENCES = (
+    ("attention is all you need", ("注意力", "就是", "你", "需要", "的", "一切")),
+    ("the cat sat on the mat", ("猫", "坐", "在", "垫子", "上")),
+    ("I want to learn deep learning", ("我", "想", "学", "深度", "学习")),
+    ("we read the paper today", ("我们", "今天", "读", "这篇", "论文")),
+    ("the model translated every sentence", ("模型", "翻译", "了", "每个", "句子")),
+)
 
 
 @dataclass(frozen=True)

@@ -129,3 +129,29 @@ def test_level_three_of_the_causal_mask_adds_the_padding_mask(n, pad, blocked):
         assert "还有 padding" in grade(draw("blocked"), str(n * (n - 1) // 2)).hint   # the causal mask alone
     grown = [causal.draw(np.random.default_rng(seed), level=3, ask="blocked") for seed in range(30)]
     assert {v.params["pad"] for v in grown} == {1, 2, 3} and all(f"最后 {v.params['pad']} 个" in v.prompt for v in grown)
+
+
+def test_higher_levels_of_the_ffn_leave_d_ff_to_the_learner():
+    # a stated d_ff was the answer of expand and w1 itself: the grown question must be no copy of the prompt
+    for level in (2, 3):
+        for seed in range(20):
+            v = registry.get("ffn_shapes").draw(np.random.default_rng(seed), level=level, ask="expand")
+            d = v.params["d_model"]
+            assert v.answer[-1] == 4 * d and str(4 * d) not in v.prompt and d not in (64, 128, 256, 512, 1024)
+
+
+def test_level_three_of_the_warmup_peak_is_no_round_number():
+    # 1600^-0.5 · 10000^-0.5 = 2.5e-4 exactly, easier than level 1's 6.9877; now no d_model or warmup is a square
+    peaks = [registry.get("warmup_lr").draw(np.random.default_rng(seed), level=3, ask="peak") for seed in range(20)]
+    assert all(abs(v.answer * 100 - round(v.answer * 100)) > 1e-3 for v in peaks)
+    assert all(v.answer == pytest.approx(1e4 / (v.params["d_model"] * v.params["warmup"]) ** 0.5) for v in peaks)
+
+
+def test_teacher_forcing_grows_longer_sentences_under_a_pinned_question():
+    card = Card(deck="d", id="tf", kind="generated", topic="teacher-forcing",
+                body={"generator": "teacher_forcing", "params": {"ask": "visible"}})
+    lengths = {level: {len(card.pose(seed, level=level).params["target"]) for seed in range(30)} for level in (2, 3)}
+    assert lengths == {2: {4}, 3: {5, 6}}
+    v = card.pose(3, level=3)   # step t sees <s> and the first t target words, in order
+    t, words = v.params["t"], v.params["target"]
+    assert [v.options[i] for i in v.answer] == ["<s>", *words[:t]]
