@@ -362,6 +362,7 @@ ZH: dict[str, str] = {
     "again": "重来",
     "{count} again": "{count} 张待重来",
     "{count} learning": "{count} 张学习中",
+    "{minutes}m {seconds:02d}s": "{minutes} 分 {seconds:02d} 秒",
     "True": "对",
     "False": "错",
     "Type 1, 2, 3 or 4.": "请输入 1、2、3 或 4。",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 from rich.cells import cell_len
@@ -105,3 +106,57 @@ def test_a_wrapped_option_goes_on_under_its_own_text():
         wrapped = rest[:next(i for i, line in enumerate(rest) if not line.startswith(" " * 5))]
         assert wrapped and all(line[5] != " " for line in wrapped)   # each under the option's first character
         assert all(cell_len(line.rstrip()) <= 40 for line in [inside[start], *wrapped])
+
+
+# --- the session's own words in the interface language -------------------------------------------------------
+
+CONTENT = {   # every card text of the deck below: content, shown as written whatever the interface language
+    "问题：3 + 4 = ?", "因为 3 + 4 = 7。", "softmax 的输出之和为 1。", "softmax 的输出之和为 0。", "每一项都除以它们的和。",
+    "LayerNorm 沿哪一维归一化？", "特征维", "批维", "沿特征维，每个 token 自己。", "说出 LayerNorm 的公式。",
+    "减均值，除以标准差，再乘 γ 加 β。", "对 / True", "错 / False"}
+MIXED = (
+    "  - id: n\n    kind: number\n    topic: softmax\n    q: 问题：3 + 4 = ?\n    answer: 7\n    why: 因为 3 + 4 = 7。\n"
+    + TRUE_FALSE
+    + "  - id: c\n    kind: choice\n    topic: layernorm\n    q: LayerNorm 沿哪一维归一化？\n"
+      "    options: [特征维, 批维]\n    answer: A\n    why: 沿特征维，每个 token 自己。\n"
+    + "  - id: r\n    kind: recall\n    topic: residual\n    q: 说出 LayerNorm 的公式。\n    a: 减均值，除以标准差，再乘 γ 加 β。\n")
+# at every card: a format error, an unknown command, :help, a wrong answer or Again; then :undo, :skip and the end
+SCRIPT = "\n".join(["x y z", ":nope", ":help", "9", "C", "2", "我不知道", "1", ":undo", "我不知道", "1", ":skip",
+                    "9", "B", "C", "我不知道", "1", ":q"]) + "\n"
+
+
+def session_screen(env, lang: str) -> list[str]:
+    """The whole review on screen, card content taken out (each card's text as the deck writes it)."""
+    result = invoke([*deck_file(env, MIXED), "--lang", lang, "review", "--deck", "drill"], SCRIPT)
+    assert result.exit_code == 0, result.output
+    lines = []
+    for line in result.stdout.splitlines():
+        line = line.strip("│╭╮╰╯─ ")
+        if "> " in line:
+            line = line[:line.index("> ")]   # the transcript of a prompt: what the learner typed is theirs
+        for written in sorted(CONTENT, key=len, reverse=True):
+            line = line.replace(written, "")
+        lines.append(line)
+    return [line for line in lines if line.strip()]
+
+
+def test_under_en_the_session_speaks_english_around_chinese_cards(env):
+    screen = session_screen(env, "en")
+    said = "\n".join(screen)   # (the session ran through its steps: feedback, the summary and the outlook)
+    assert all(words in said for words in ("Wrong", "Your answer", "Score", "Session ended early", "Due tomorrow"))
+    chinese = [line for line in screen   # 对/错 may be typed for true/false, and the format hint says so
+               if re.search(r"[\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]", line.replace("对/错", ""))]
+    assert chinese == [], chinese
+
+
+# Latin words the Chinese interface keeps: commands, ids and the letters one types
+KEPT = {"q", "skip", "undo", "explain", "help", "studytool", "quiz", "topic", "seed", "new", "drill", "softmax",
+        "layernorm", "residual", "n", "t", "c", "r", "T", "F", "A", "B", "C", "nope"}
+
+
+def test_under_zh_the_session_speaks_chinese(env):
+    screen = session_screen(env, "zh")
+    said = "\n".join(screen)
+    assert all(words in said for words in ("错误", "你的答案", "得分", "用时", "本次学习提前结束", "明天到期"))
+    english = [line for line in screen if set(re.findall(r"[A-Za-z]+", line)) - KEPT]
+    assert english == [], english

@@ -234,9 +234,10 @@ def show_summary(console: Console, summary: Summary) -> None:
     emit(console)
     minutes, seconds = divmod(round(summary.seconds), 60)
     share = f" ({100 * summary.correct / summary.answered:.0f}%)" if summary.answered else ""
-    emit(console, 
+    emit(console,
         f"[bold]{_('Score')}:[/] {summary.correct}/{summary.answered}{share}   "
-        f"[bold]{_('Time')}:[/] {minutes}m {seconds:02d}s   [bold]{_('Skipped')}:[/] {summary.skipped}"
+        f"[bold]{_('Time')}:[/] {_('{minutes}m {seconds:02d}s').format(minutes=minutes, seconds=seconds)}   "
+        f"[bold]{_('Skipped')}:[/] {summary.skipped}"
         + (f"   [bold]{_('Hinted')}:[/] {summary.hinted}" if summary.hinted else "")
     )
     if summary.seed is not None:
