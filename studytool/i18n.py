@@ -455,12 +455,10 @@ ZH: dict[str, str] = {
     "{path} is a directory, not a database file": "{path} 是一个文件夹，不是数据库文件",
     # usage errors: a value out of range or of the wrong type
     "must be {ge} or more, not {input}": "应当不小于 {ge}，而不是 {input}",
-    "must be more than {gt}, not {input}": "应当大于 {gt}，而不是 {input}",
-    "must be {le} or less, not {input}": "应当不大于 {le}，而不是 {input}",
-    "must be less than {lt}, not {input}": "应当小于 {lt}，而不是 {input}",
+    "must be from {ge} to {le}, not {input}": "应当在 {ge} 到 {le} 之间，而不是 {input}",
     "must be a whole number, not {input}": "应当是整数，而不是 {input}",
     "must be a number, not {input}": "应当是数字，而不是 {input}",
-    "must be a finite number, not {input}": "应当是有限的数，而不是 {input}",
+    "must be one of {choices}, not {input}": "应当是 {choices} 之一，而不是 {input}",
     # decks check: problems in a deck file
     "a mapping": "映射",
     "a list": "列表",

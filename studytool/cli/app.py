@@ -9,12 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+import click
 import typer
 
 from studytool import __version__
 from studytool.cli.commands import backup, calc, cards, config, decks, explain, export, study, worksheet
 from studytool.cli.style import Group
 from studytool.config import Settings
+from studytool.i18n import LANGUAGES
 
 app = typer.Typer(
     cls=Group,
@@ -43,11 +45,9 @@ app.add_typer(export.app, name="export", rich_help_panel=TOOLS)
 
 def _language(value: Optional[str]) -> Optional[str]:
     """Set the interface language as soon as `--lang` is parsed, so that an unknown command is reported in it."""
-    from studytool.i18n import LANGUAGES, set_language
+    from studytool.i18n import set_language
 
-    if value is not None and value.lower() not in LANGUAGES:
-        raise typer.BadParameter(f"{value!r} is not one of 'en', 'zh'.")
-    set_language(value.lower() if value else None)
+    set_language(value)
     return value
 
 
@@ -63,6 +63,7 @@ def _global(
     db: Optional[Path] = typer.Option(None, "--db", metavar="PATH", help="Progress database (default: $STUDYTOOL_HOME/studytool.db)."),
     deck_path: list[Path] = typer.Option([], "--deck-path", metavar="PATH", help="Extra deck file or folder (repeatable)."),
     lang: Optional[str] = typer.Option(None, "--lang", metavar="en|zh", callback=_language, is_eager=True,
+                                       click_type=click.Choice(LANGUAGES, case_sensitive=False),
                                        help="Interface language: en or zh (default: $STUDYTOOL_LANG, then the locale)."),
     version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:

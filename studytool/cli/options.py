@@ -17,6 +17,23 @@ DFF = Annotated[Optional[int], typer.Option("--d-ff", metavar="D_FF", help="FFN 
 Batch = Annotated[int, typer.Option("--batch", metavar="B", help="Batch size B.")]
 
 
+def within(low: int, high: int | None = None):
+    """The check of a whole-number option's bounds, as its `callback`.
+
+    Not typer's `min=`/`max=`: those print `[x>=1]` in help; a value out of range is explained when it is given.
+    """
+    from studytool.i18n import _
+
+    def check(value: int | None) -> int | None:
+        if value is not None and (value < low or (high is not None and value > high)):
+            if high is None:
+                raise typer.BadParameter(_("must be {ge} or more, not {input}").format(ge=low, input=value))
+            raise typer.BadParameter(_("must be from {ge} to {le}, not {input}").format(ge=low, le=high, input=value))
+        return value
+
+    return check
+
+
 def seed_option(help: str) -> object:
     """`--seed S`: the same seed poses the same cards and variants (quiz, worksheet, explain)."""
-    return typer.Option("--seed", metavar="S", min=0, help=help)
+    return typer.Option("--seed", metavar="S", callback=within(0), help=help)

@@ -146,5 +146,5 @@ def test_review_new_is_bounded_as_new_per_day_is(env):
     """`--new 10**21` was taken: 'New cards: 4000000000000000000000 of 4000000000000000000000 left'."""
     result = run(env, "review", "--new", str(10**21))
     assert result.exit_code == 2   # a usage error, as every out-of-range option
-    assert "must be 9999 or less" in result.stderr and result.stderr.count("\n") == 2
+    assert "must be from 0 to 9999" in result.stderr and result.stderr.count("\n") == 2
     assert doc(env, "review", "--deck", "drill", "--new", "9999", text="")["outlook"]["new_limit"] == 9999

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from studytool.cli.options import DFF, Batch, DModel, Heads, Json
+from studytool.cli.options import DFF, Batch, DModel, Heads, Json, within
 from studytool.cli.style import Group
 
 app = typer.Typer(cls=Group, help="Compute with the bundled Transformer engine.", no_args_is_help=True)
@@ -26,7 +26,7 @@ def _show(result: dict, as_json: bool, render) -> None:
 
 @app.command("layernorm", context_settings=_VALUES)
 def calc_layernorm(
-    x: Optional[list[str]] = typer.Argument(None, metavar="X", help="One token's vector, e.g. 1 2 3 4 (negative numbers work)."),
+    x: Optional[list[str]] = typer.Argument(None, metavar="X...", help="One token's vector, e.g. 1 2 3 4 (negative numbers work)."),
     eps: float = _EPS,
     as_json: Json = False,
 ) -> None:
@@ -39,7 +39,7 @@ def calc_layernorm(
 
 @app.command("batchnorm", context_settings=_VALUES)
 def calc_batchnorm(
-    rows: Optional[list[str]] = typer.Argument(None, metavar="ROW", help="The batch, one comma-separated row per sample: 1,10 3,14"),
+    rows: Optional[list[str]] = typer.Argument(None, metavar="ROW...", help="The batch, one comma-separated row per sample: 1,10 3,14"),
     eps: float = _EPS,
     as_json: Json = False,
 ) -> None:
@@ -52,7 +52,7 @@ def calc_batchnorm(
 
 @app.command("softmax", context_settings=_VALUES)
 def calc_softmax(
-    x: Optional[list[str]] = typer.Argument(None, metavar="SCORE", help="The scores, e.g. -1 0 2."),
+    x: Optional[list[str]] = typer.Argument(None, metavar="SCORE...", help="The scores, e.g. -1 0 2."),
     as_json: Json = False,
 ) -> None:
     """Softmax of a vector of scores."""
@@ -98,7 +98,7 @@ def calc_attention(
     d_model: DModel = 512,
     heads: Heads = 8,
     weights: bool = typer.Option(False, "--weights", help="Also the engine's weights per head for one random sentence."),
-    seed: int = typer.Option(0, "--seed", metavar="S", min=0, help="Seed of that sentence and layer (with --weights)."),
+    seed: int = typer.Option(0, "--seed", metavar="S", callback=within(0), help="Seed of that sentence and layer (with --weights)."),
     as_json: Json = False,
 ) -> None:
     """The shapes through multi-head self-attention."""

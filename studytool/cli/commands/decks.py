@@ -79,7 +79,7 @@ def decks_audit(
 @app.command("check")
 def decks_check(
     ctx: typer.Context,
-    paths: Optional[list[Path]] = typer.Argument(None, metavar="PATH",
+    paths: Optional[list[Path]] = typer.Argument(None, metavar="PATH...",
                                                  help="Deck files or folders (default: all installed decks)."),
 ) -> None:
     """Validate decks: 'ok: N decks, M cards', or every problem as FILE:LINE:COL and exit 1."""

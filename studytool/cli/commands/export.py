@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from studytool.cli.options import Decks
+from studytool.cli.options import Decks, within
 from studytool.cli.style import Group
 from studytool.i18n import _
 
@@ -40,7 +40,7 @@ def _command(name: str, writer: str, metavar: str, out_help: str, variants: int,
         ctx: typer.Context,
         out: Path = typer.Argument(..., metavar=metavar, help=out_help),
         deck: Decks = [],
-        variants: int = typer.Option(variants, "--variants", min=1, max=100, metavar="K", help=variants_help),
+        variants: int = typer.Option(variants, "--variants", callback=within(1, 100), metavar="K", help=variants_help),
         force: bool = typer.Option(False, "--force", help="Replace OUT even if it is not an earlier studytool export."),
     ) -> None:
         from studytool import export

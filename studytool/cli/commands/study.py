@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from studytool.cli.options import Decks, Json, Tags, Topic, seed_option
+from studytool.cli.options import Decks, Json, Tags, Topic, seed_option, within
 
 _SESSION_JSON = typer.Option("--json", help="Print the session summary as one JSON document.")
 
@@ -48,12 +48,12 @@ def quiz_command(
     deck: Decks = [],
     tag: Tags = [],
     topic: Topic = None,
-    count: int = typer.Option(10, "--count", metavar="N", min=1, help="How many cards."),
+    count: int = typer.Option(10, "--count", metavar="N", callback=within(1), help="How many cards."),
     seed: Annotated[Optional[int], seed_option("Same seed, same cards and variants as worksheet.")] = None,
     reschedule: bool = typer.Option(
         False, "--reschedule", help="Answers move the schedule as in a review (as Anki's filtered decks do)."),
     level: Optional[int] = typer.Option(
-        None, "--level", metavar="N", min=1, max=3,
+        None, "--level", metavar="N", callback=within(1, 3),
         help="Generated questions at level 1-3 (default: each card's, from its stability; 1 = the notes' sizes)."),
     as_json: Annotated[bool, _SESSION_JSON] = False,
 ) -> None:
@@ -72,7 +72,7 @@ def review_command(
     ctx: typer.Context,
     deck: Decks = [],
     new: Optional[int] = typer.Option(
-        None, "--new", metavar="N", min=0, max=9999,   # config new_per_day's bound
+        None, "--new", metavar="N", callback=within(0, 9999),   # config new_per_day's bound
         help="New cards per deck today, this once (default: config new_per_day)."),
     retention: Optional[float] = typer.Option(
         None, "--retention", metavar="R", help="Desired retention (0.7-0.99); remembered in the database. Default 0.9."),

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from studytool.cli.options import Decks, Tags, Topic, seed_option
+from studytool.cli.options import Decks, Tags, Topic, seed_option, within
 
 
 class Format(str, Enum):
@@ -21,9 +21,9 @@ def worksheet_command(
     deck: Decks = [],
     tag: Tags = [],
     topic: Topic = None,
-    count: int = typer.Option(10, "--count", metavar="N", min=1, help="How many questions."),
+    count: int = typer.Option(10, "--count", metavar="N", callback=within(1), help="How many questions."),
     seed: Annotated[Optional[int], seed_option("Same seed, same questions as quiz --seed.")] = None,
-    level: int = typer.Option(1, "--level", metavar="N", min=1, max=3,
+    level: int = typer.Option(1, "--level", metavar="N", callback=within(1, 3),
                               help="Generated questions at level 1-3 (1 = the notes' sizes; as quiz --level)."),
     format_: Format = typer.Option(Format.md, "--format", metavar="md|json",
                                    help="md (printable Markdown) or json (one JSON document)."),
