@@ -2,6 +2,7 @@
 
 import re
 
+import click
 import pytest
 import typer
 from typer.testing import CliRunner
@@ -19,11 +20,16 @@ def home(tmp_path, monkeypatch):
 
 
 def command_paths(command=None, path=()) -> list[tuple[str, ...]]:
-    """Every group and command of the app, as the words that name it: (), ("decks",), ("decks", "show") ..."""
+    """Every group and command of the app, as the words that name it: (), ("decks",), ("decks", "show") ...
+
+    Asked as click asks a group, since the groups are loaded only when one is named.
+    """
     command = command or typer.main.get_command(app)
     found = [path]
-    for name, sub in getattr(command, "commands", {}).items():
-        found += command_paths(sub, (*path, name))
+    if isinstance(command, click.Group):
+        ctx = click.Context(command)
+        for name in command.list_commands(ctx):
+            found += command_paths(command.get_command(ctx, name), (*path, name))
     return found
 
 

@@ -41,3 +41,23 @@ def test_the_probe_sees_heavy_imports_when_they_happen(tmp_path):
 def test_decks_validated_once_are_loaded_without_yaml(tmp_path, args):
     imported_heavy(*args, home=tmp_path)
     assert "yaml" not in imported_heavy(*args, home=tmp_path)
+
+
+GROUP_MODULES = tuple(f"studytool.cli.commands.{name}" for name in ("backup", "calc", "cards", "decks", "export"))
+
+
+def imported_groups(*args: str, home) -> set[str]:
+    probe = PROBE.replace("{heavy!r}", repr(GROUP_MODULES))
+    result = subprocess.run([sys.executable, "-c", probe.format(args=args)], capture_output=True, text=True,
+                            timeout=60, env={**os.environ, "STUDYTOOL_HOME": str(home)}, stdin=subprocess.DEVNULL)
+    return set(result.stderr.strip().splitlines()[-1].split()) if result.stderr.strip() else set()
+
+
+@pytest.mark.parametrize("args", [("--help",), ("quiz", "--count", "1", "--seed", "1")])
+def test_the_command_groups_are_built_only_when_named(tmp_path, args):
+    assert imported_groups(*args, home=tmp_path) == set()
+
+
+def test_a_named_group_is_built(tmp_path):
+    """The control: naming a group loads its module, and only that one."""
+    assert imported_groups("calc", "--help", home=tmp_path) == {"studytool.cli.commands.calc"}

@@ -4,22 +4,68 @@ Nothing heavy is imported at module level: numpy, yaml, fsrs and genanki are
 imported inside the commands that need them, so `studytool --help` is fast.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Optional
 
 import click
 import typer
+import typer.main
+from typer.core import TyperCommand
 
 from studytool import __version__
-from studytool.cli.commands import backup, calc, cards, config, decks, explain, export, study, worksheet
+from studytool.cli.commands import config, explain, study, worksheet
 from studytool.cli.style import Group
 from studytool.config import Settings
 from studytool.i18n import LANGUAGES
 
+# Help lists the commands in three panels, in the order a learner meets them.
+STUDY, PROGRESS, TOOLS = "Study", "Your cards and progress", "Decks and tools"
+ORDER = ("quiz", "review", "explain", "worksheet", "stats", "cards", "config", "optimize", "backup",
+         "calc", "decks", "export")
+# The command groups, each in studytool/cli/commands/<name>.py: imported and built only when one is used
+# (click's lazy subcommands), so `studytool --help` and `studytool quiz` never build their 22 commands.
+GROUPS = {
+    "cards": (PROGRESS, "Browse cards and their history; suspend, bury or forget them."),
+    "backup": (PROGRESS, "Back up the progress database, list the backups, restore one."),
+    "calc": (TOOLS, "Compute with the bundled Transformer engine."),
+    "decks": (TOOLS, "List, show and check decks."),
+    "export": (TOOLS, "Export decks to other tools."),
+}
+
+
+class _Root(Group):
+    """The top of the app: its own commands, and each group of `GROUPS`, a line in the help until it is used."""
+
+    listing = False   # while the top help is drawn
+
+    def __init__(self, *args, **attrs):
+        super().__init__(*args, **attrs)
+        for name, (panel, help) in GROUPS.items():
+            self.add_command(TyperCommand(name, help=help, rich_help_panel=panel))
+
+    def list_commands(self, ctx):
+        return list(ORDER)
+
+    def get_command(self, ctx, name):
+        command = super().get_command(ctx, name)
+        if name in GROUPS and not self.listing and not isinstance(command, click.Group):
+            from importlib import import_module
+
+            command = typer.main.get_command(import_module(f"studytool.cli.commands.{name}").app)
+            command.name, command.help = name, GROUPS[name][1]
+            self.add_command(command)
+        return command
+
+    def format_help(self, ctx, formatter):
+        self.listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self.listing = False
+
+
 app = typer.Typer(
-    cls=Group,
+    cls=_Root,
     name="studytool",
     help="Study the Transformer: flashcards, fresh numeric variants, spaced repetition.",
     no_args_is_help=True,
@@ -27,20 +73,13 @@ app = typer.Typer(
     add_completion=True,
     context_settings={"help_option_names": ["--help", "-h"]},   # inherited by every command
 )
-# Help lists the commands in three panels, in the order a learner meets them.
-STUDY, PROGRESS, TOOLS = "Study", "Your cards and progress", "Decks and tools"
 app.command("quiz", rich_help_panel=STUDY)(study.quiz_command)
 app.command("review", rich_help_panel=STUDY)(study.review_command)
 app.command("explain", rich_help_panel=STUDY)(explain.explain_command)
 app.command("worksheet", rich_help_panel=STUDY)(worksheet.worksheet_command)
 app.command("stats", rich_help_panel=PROGRESS)(study.stats_command)
-app.add_typer(cards.app, name="cards", rich_help_panel=PROGRESS)
 app.command("config", rich_help_panel=PROGRESS)(config.config_command)
 app.command("optimize", rich_help_panel=PROGRESS)(config.optimize_command)
-app.add_typer(backup.app, name="backup", rich_help_panel=PROGRESS)
-app.add_typer(calc.app, name="calc", rich_help_panel=TOOLS)
-app.add_typer(decks.app, name="decks", rich_help_panel=TOOLS)
-app.add_typer(export.app, name="export", rich_help_panel=TOOLS)
 
 
 def _language(value: Optional[str]) -> Optional[str]:
@@ -71,6 +110,11 @@ def _global(
 
 
 def main() -> None:
+    import os
+
     from studytool.cli.safety import run
 
+    # OpenBLAS starts a thread pool when NumPy is imported: about 60 ms before a generated card is shown,
+    # for matrices of a few dozen numbers where threads buy nothing. A user's own setting wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     run(app)   # one line for closed streams, full disks, encodings, errors raised while parsing

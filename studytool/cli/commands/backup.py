@@ -1,7 +1,5 @@
 """`studytool backup`: back up the progress database now, list the backups, restore one."""
 
-from __future__ import annotations
-
 from typing import Optional
 
 import typer
@@ -10,8 +8,7 @@ from studytool.cli.options import Json
 from studytool.cli.style import Group
 from studytool.i18n import _
 
-app = typer.Typer(cls=Group, help="Back up the progress database, list the backups, restore one.",
-                  invoke_without_command=True)
+app = typer.Typer(cls=Group, add_completion=False, invoke_without_command=True)   # its help: GROUPS in cli/app.py
 
 
 @app.callback()

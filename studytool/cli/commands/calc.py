@@ -1,7 +1,5 @@
 """`studytool calc`: the bundled engine on the learner's own input."""
 
-from __future__ import annotations
-
 from typing import Optional
 
 import typer
@@ -9,7 +7,7 @@ import typer
 from studytool.cli.options import DFF, Batch, DModel, Heads, Json, within
 from studytool.cli.style import Group
 
-app = typer.Typer(cls=Group, help="Compute with the bundled Transformer engine.", no_args_is_help=True)
+app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True)   # its help: GROUPS in cli/app.py
 
 _VALUES = {"ignore_unknown_options": True}  # so `-1` is read as a number, not as an option
 _EPS = typer.Option(1e-5, "--eps", metavar="EPS", help="Added to the variance inside the square root.")

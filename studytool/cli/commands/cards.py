@@ -1,7 +1,5 @@
 """`studytool cards`: browse and search cards, one card's history; suspend, unsuspend, bury, forget."""
 
-from __future__ import annotations
-
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated, Optional
@@ -11,8 +9,7 @@ import typer
 from studytool.cli.options import Decks, Json, Topic
 from studytool.cli.style import Group
 
-app = typer.Typer(cls=Group, help="Browse cards and their history; suspend, bury or forget them.",
-                  no_args_is_help=True)
+app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True)   # its help: GROUPS in cli/app.py
 
 Refs = Annotated[list[str], typer.Argument(metavar="DECK/ID...", help="Cards, as 'cards list' names them.")]
 

@@ -1,7 +1,5 @@
 """`studytool config` (remembered settings, per deck where Anki has them) and `studytool optimize` (FSRS fitting)."""
 
-from __future__ import annotations
-
 from typing import Optional
 
 import typer

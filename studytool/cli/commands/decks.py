@@ -1,7 +1,5 @@
 """`studytool decks`: list, show and check decks."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Optional
 
@@ -11,7 +9,7 @@ from studytool.cli.options import Json
 from studytool.cli.style import Group
 from studytool.i18n import _
 
-app = typer.Typer(cls=Group, help="List, show and check decks.", no_args_is_help=True)
+app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True)   # its help: GROUPS in cli/app.py
 
 
 @app.command("list")

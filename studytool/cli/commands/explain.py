@@ -1,7 +1,5 @@
 """`studytool explain`: a topic with a live example, or the list of topics."""
 
-from __future__ import annotations
-
 from typing import Annotated, Optional
 
 import typer

@@ -1,7 +1,5 @@
 """`studytool export`: the decks as an Anki package or a CSV file."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +9,7 @@ from studytool.cli.options import Decks, within
 from studytool.cli.style import Group
 from studytool.i18n import _
 
-app = typer.Typer(cls=Group, help="Export decks to other tools.", no_args_is_help=True)
+app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True)   # its help: GROUPS in cli/app.py
 
 
 def _export(write, done: str, out: Path, settings, deck_ids: list[str], variants: int, force: bool) -> None:

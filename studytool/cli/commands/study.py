@@ -1,7 +1,5 @@
 """`studytool quiz`, `review` and `stats`: study sessions and the progress they leave."""
 
-from __future__ import annotations
-
 import sys
 from typing import Annotated, Optional
 

@@ -1,7 +1,5 @@
 """`studytool worksheet`: a printable sheet of questions with the answer key."""
 
-from __future__ import annotations
-
 import sys
 from enum import Enum
 from typing import Annotated, Optional
