@@ -29,20 +29,31 @@ def _sublayer(label: str, x: Array, block: Callable[[Array], Array], norm: Layer
     return x
 
 
-class EncoderLayer(Module):
+class _Layer(Module):
+    """What torch's encoder and decoder layers hold, under torch's names and built in torch's order
+    (seeded weights are drawn in that order): self-attention, cross-attention in a decoder, the FFN, the norms."""
+
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, config: ModuleConfig, *, cross: bool) -> None:
+        self.dtype = config.dtype
+        self.norm_first = config.norm_first
+        self.self_attn = MultiHeadAttention(d_model, n_heads, config=config)
+        if cross:
+            self.multihead_attn = MultiHeadAttention(d_model, n_heads, config=config)
+        self.linear1 = Linear(d_model, d_ff, config=config)
+        self.linear2 = Linear(d_ff, d_model, config=config)
+        self.norm1 = LayerNorm(d_model, config=config)
+        self.norm2 = LayerNorm(d_model, config=config)
+        if cross:
+            self.norm3 = LayerNorm(d_model, config=config)
+
+
+class EncoderLayer(_Layer):
     """torch.nn.TransformerEncoderLayer(batch_first=True, activation=relu) in eval mode."""
 
     def __init__(
         self, d_model: int, n_heads: int, d_ff: int = 2048, *, config: ModuleConfig | None = None, **settings: Any
     ) -> None:
-        config = configure(config, settings)
-        self.dtype = config.dtype
-        self.norm_first = config.norm_first
-        self.self_attn = MultiHeadAttention(d_model, n_heads, config=config)
-        self.linear1 = Linear(d_model, d_ff, config=config)
-        self.linear2 = Linear(d_ff, d_model, config=config)
-        self.norm1 = LayerNorm(d_model, config=config)
-        self.norm2 = LayerNorm(d_model, config=config)
+        super().__init__(d_model, n_heads, d_ff, configure(config, settings), cross=False)
 
     def __call__(
         self, src: Array, src_mask: Array | None = None, src_key_padding_mask: Array | None = None,
@@ -58,22 +69,13 @@ class EncoderLayer(Module):
         return _sublayer("FFN", x, lambda y: feed_forward(y, self.linear1, self.linear2), self.norm2, self.norm_first)
 
 
-class DecoderLayer(Module):
+class DecoderLayer(_Layer):
     """torch.nn.TransformerDecoderLayer(batch_first=True, activation=relu) in eval mode."""
 
     def __init__(
         self, d_model: int, n_heads: int, d_ff: int = 2048, *, config: ModuleConfig | None = None, **settings: Any
     ) -> None:
-        config = configure(config, settings)
-        self.dtype = config.dtype
-        self.norm_first = config.norm_first
-        self.self_attn = MultiHeadAttention(d_model, n_heads, config=config)
-        self.multihead_attn = MultiHeadAttention(d_model, n_heads, config=config)
-        self.linear1 = Linear(d_model, d_ff, config=config)
-        self.linear2 = Linear(d_ff, d_model, config=config)
-        self.norm1 = LayerNorm(d_model, config=config)
-        self.norm2 = LayerNorm(d_model, config=config)
-        self.norm3 = LayerNorm(d_model, config=config)
+        super().__init__(d_model, n_heads, d_ff, configure(config, settings), cross=True)
 
     def __call__(
         self, tgt: Array, memory: Array, tgt_mask: Array | None = None, memory_mask: Array | None = None,
@@ -94,15 +96,19 @@ class DecoderLayer(Module):
         return _sublayer("FFN", x, lambda y: feed_forward(y, self.linear1, self.linear2), self.norm3, self.norm_first)
 
 
-def _stack(
-    layer: type[Module], d_model: int, n_heads: int, d_ff: int, num_layers: int, norm: bool, config: ModuleConfig,
-) -> tuple[list[Module], LayerNorm | None]:
+class _Stack(Module):
     """num_layers layers of the same shapes with their own parameters, and the optional final LayerNorm."""
-    layers = [layer(d_model, n_heads, d_ff, config=config) for _ in range(num_layers)]
-    return layers, LayerNorm(d_model, config=config) if norm else None
+
+    def __init__(
+        self, layer: type[_Layer], d_model: int, n_heads: int, d_ff: int, num_layers: int, norm: bool,
+        config: ModuleConfig,
+    ) -> None:
+        self.dtype = config.dtype
+        self.layers = [layer(d_model, n_heads, d_ff, config=config) for _ in range(num_layers)]
+        self.norm = LayerNorm(d_model, config=config) if norm else None
 
 
-class Encoder(Module):
+class Encoder(_Stack):
     """torch.nn.TransformerEncoder: num_layers EncoderLayers, then a final LayerNorm (norm=True).
 
     Run with a causal mask it is a decoder-only stack (GPT); `cache=KVCache(num_layers)` then
@@ -113,9 +119,7 @@ class Encoder(Module):
         self, d_model: int, n_heads: int, d_ff: int = 2048, num_layers: int = 6, *, norm: bool = True,
         config: ModuleConfig | None = None, **settings: Any,
     ) -> None:
-        config = configure(config, settings)
-        self.dtype = config.dtype
-        self.layers, self.norm = _stack(EncoderLayer, d_model, n_heads, d_ff, num_layers, norm, config)
+        super().__init__(EncoderLayer, d_model, n_heads, d_ff, num_layers, norm, configure(config, settings))
 
     def __call__(
         self, src: Array, mask: Array | None = None, src_key_padding_mask: Array | None = None,
@@ -131,16 +135,14 @@ class Encoder(Module):
         return x
 
 
-class Decoder(Module):
+class Decoder(_Stack):
     """torch.nn.TransformerDecoder: num_layers DecoderLayers, then a final LayerNorm (norm=True)."""
 
     def __init__(
         self, d_model: int, n_heads: int, d_ff: int = 2048, num_layers: int = 6, *, norm: bool = True,
         config: ModuleConfig | None = None, **settings: Any,
     ) -> None:
-        config = configure(config, settings)
-        self.dtype = config.dtype
-        self.layers, self.norm = _stack(DecoderLayer, d_model, n_heads, d_ff, num_layers, norm, config)
+        super().__init__(DecoderLayer, d_model, n_heads, d_ff, num_layers, norm, configure(config, settings))
 
     def __call__(
         self, tgt: Array, memory: Array, tgt_mask: Array | None = None, memory_mask: Array | None = None,

@@ -102,25 +102,21 @@ def _act(ctx: typer.Context, refs: list[str], action: str, as_json: bool) -> Non
         render_action(console(), document)
 
 
-@app.command("suspend")
-def cards_suspend(ctx: typer.Context, refs: Refs, as_json: Json = False) -> None:
-    """Keep cards out of every review until 'cards unsuspend'."""
-    _act(ctx, refs, "suspend", as_json)
+# The four decisions on cards, as Anki names them: one command each, all alike but for what they do.
+_DECISIONS = {
+    "suspend": "Keep cards out of every review until 'cards unsuspend'.",
+    "unsuspend": "Let suspended cards (leeches too) back into reviews; a leech keeps its tag.",
+    "bury": "Keep cards out of reviews until the next day starts (config day_start).",
+    "forget": "Make cards new again; their history stays (and no longer trains 'optimize').",
+}
 
 
-@app.command("unsuspend")
-def cards_unsuspend(ctx: typer.Context, refs: Refs, as_json: Json = False) -> None:
-    """Let suspended cards (leeches too) back into reviews; a leech keeps its tag."""
-    _act(ctx, refs, "unsuspend", as_json)
+def _decision(action: str):
+    def command(ctx: typer.Context, refs: Refs, as_json: Json = False) -> None:
+        _act(ctx, refs, action, as_json)
+
+    return command
 
 
-@app.command("bury")
-def cards_bury(ctx: typer.Context, refs: Refs, as_json: Json = False) -> None:
-    """Keep cards out of reviews until the next day starts (config day_start)."""
-    _act(ctx, refs, "bury", as_json)
-
-
-@app.command("forget")
-def cards_forget(ctx: typer.Context, refs: Refs, as_json: Json = False) -> None:
-    """Make cards new again; their history stays (and no longer trains 'optimize')."""
-    _act(ctx, refs, "forget", as_json)
+for _action, _help in _DECISIONS.items():
+    app.command(_action, help=_help)(_decision(_action))
