@@ -52,6 +52,21 @@ def _distinct(size: int, low: int, high: int, nonzero: bool = False) -> Callable
     return draw
 
 
+BEAM = ("p_first", "x_after_a", "x_after_b")
+
+
+def _close_call(most: float) -> Callable[[Any], tuple[float, float, float]]:
+    """P(A), P(X | A), P(X | B) where greedy (A first) still misses the best sequence, which starts with B, by
+    0.01..`most`: the closer the call, the more the products must be worked out rather than eyed."""
+    def draw(rng) -> tuple[float, float, float]:
+        while True:
+            first, flat, sharp = (int(rng.integers(lo, hi)) / 100 for lo, hi in ((52, 66), (52, 70), (70, 99)))
+            if 0.01 < (1 - first) * sharp - first * flat <= most:   # B's best over A's best
+                return (first, flat if rng.integers(2) else round(1 - flat, 2),
+                        sharp if rng.integers(2) else round(1 - sharp, 2))
+    return draw
+
+
 # d_model with a head count that divides it: odd head counts, heads that are not a power of two
 _ODD_HEADS = ((96, 3), (240, 5), (360, 6), (480, 12), (768, 12))
 _AWKWARD_HEADS = ((1200, 15), (1536, 24), (2560, 20), (1000, 8))
@@ -98,10 +113,14 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
                         3: {"vocab": (50257, 49152, 65536), "d_model": (1600, 2048, 2560), "ask": ("encoder_decoder",)}},
     # no perfect squares at level 3: 1600 and 10000 made the peak 0.025 × 0.01 = 2.5 exactly
     "warmup_lr": {2: {"warmup": (4000,), "d_model": (768,)}, 3: {"warmup": (6000, 12000), "d_model": (1280, 2560)}},
-    "temperature_softmax": {2: {"temperature": (0.25, 3)}, 3: {"temperature": (0.1, 10), "ask": ("vector",)}},
+    # level 3: five logits at awkward temperatures (T = 0.1 made answers one-hot, 1.0000, 0.0000, ...; with T >= 0.6
+    # and five distinct logits in -3..5 the top gap is at most 5, e^(-5/0.6) = 0.0002: nothing rounds to 1)
+    "temperature_softmax": {2: {"temperature": (0.25, 3)},
+                            3: {"temperature": (0.6, 0.75, 1.5, 2.5), "logits": _distinct(5, -3, 5),
+                                "ask": ("vector",)}},
     "rms_norm": {2: {"x": _distinct(5, -9, 9, nonzero=True)}, 3: {"x": _distinct(6, -20, 20, nonzero=True)}},
     "rope_score": {2: {"m": (6, 7), "n": (0, 2)}, 3: {"m": (9,), "n": (3,), "ask": ("score",)}},
-    "beam_search": {2: {"ask": ("beam",)}, 3: {"ask": ("prob",)}},
+    "beam_search": {2: {"ask": ("beam",), BEAM: _close_call(0.08)}, 3: {"ask": ("prob",), BEAM: _close_call(0.03)}},
     # an encoder-decoder (3 norms a decoder layer, a final one per Pre-LN stack); level 3: a whole layer's two
     # residual steps, and the norms' parameters with and without biases
     "pre_post_ln": {2: {"size": (5, 6), "low": (-9,), "high": (9,), "decimals": (True,),

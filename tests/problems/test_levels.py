@@ -155,3 +155,21 @@ def test_teacher_forcing_grows_longer_sentences_under_a_pinned_question():
     v = card.pose(3, level=3)   # step t sees <s> and the first t target words, in order
     t, words = v.params["t"], v.params["target"]
     assert [v.options[i] for i in v.answer] == ["<s>", *words[:t]]
+
+
+def test_level_three_of_temperature_sampling_is_no_one_hot():
+    # T = 0.1 rounded every answer to 1.0000, 0.0000, ...: guessable without a single exp()
+    for seed in range(40):
+        v = registry.get("temperature_softmax").draw(np.random.default_rng(seed), level=3, ask="vector")
+        assert len(v.answer) == 5 and max(v.answer) < 0.9999
+        z = [x / v.params["temperature"] for x in v.params["logits"]]
+        assert v.answer == pytest.approx(tuple(np.exp(z) / np.exp(z).sum()), abs=1e-12)
+
+
+@pytest.mark.parametrize(("level", "most"), [(2, 0.08), (3, 0.03)])
+def test_higher_levels_of_beam_search_are_closer_calls(level, most):
+    for seed in range(40):
+        p = registry.get("beam_search").draw(np.random.default_rng(seed), level=level, ask="prob").params
+        a_best = p["p_first"] * max(p["x_after_a"], 1 - p["x_after_a"])        # greedy's sequence
+        b_best = (1 - p["p_first"]) * max(p["x_after_b"], 1 - p["x_after_b"])  # the beam's
+        assert p["p_first"] > 0.5 and 0.01 < b_best - a_best <= most + 1e-9
