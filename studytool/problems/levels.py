@@ -21,7 +21,7 @@ is `GROWN`: every bundled card pins its sub-question, so level 3 grows a pinned
 one into the combined question that contains it (the padding count into the
 count with the causal mask as well, a weights-only count into the count with
 biases and LayerNorms, a cross-attention K or Q shape into the rectangular
-scores that need both lengths).
+scores that need both lengths, the Q projection into Q split into heads).
 """
 
 from __future__ import annotations
@@ -137,6 +137,7 @@ GROWN: dict[str, dict[str, dict[Any, Any]]] = {
     "padding_mask": {"ask": {"count": "causal_count"}},
     "param_count": {"ask": {"mha": "mha_bias", "ffn": "ffn_bias"}, "convention": {"notes": "full"}},
     "cross_attention_shapes": {"ask": {"key": "scores", "query": "scores"}},
+    "multi_head_shapes": {"ask": {"projection": "split"}},   # Q's [B, L, d] involves no head at any size
 }
 
 

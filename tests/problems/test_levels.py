@@ -88,6 +88,7 @@ def test_level_three_of_the_padding_mask_combines_it_with_the_causal_mask():
     ("param_count", {"ask": "mha"}, {"ask": "mha_bias"}),
     ("param_count", {"ask": "stack", "convention": "notes"}, {"ask": "stack", "convention": "full"}),
     ("cross_attention_shapes", {"ask": "key"}, {"ask": "scores"}),
+    ("multi_head_shapes", {"ask": "projection"}, {"ask": "split"}),
 ])
 def test_level_three_grows_a_pinned_sub_question_into_the_combined_one(name, pinned, grown):
     card = Card(deck="d", id="c", kind="generated", topic="t", body={"generator": name, "params": pinned})
@@ -109,6 +110,9 @@ def test_the_grown_questions_are_the_hand_counts():
     scores = registry.get("cross_attention_shapes").draw(np.random.default_rng(0), level=3, ask="key", batch=2,
                                                          src_len=7, tgt_len=5, d_model=96, n_heads=3)
     assert scores.answer == (2, 3, 5, 7)                                   # [B, h, L_tgt, L_src]
+    split = registry.get("multi_head_shapes").draw(np.random.default_rng(0), level=3, ask="projection", batch=2,
+                                                   seq_len=7, d_model=1200, n_heads=15)
+    assert split.answer == (2, 7, 15, 80)                                  # [B, L, h, d / h]
 
 
 def by_hand(n: int, pad: int) -> list[list[int]]:
