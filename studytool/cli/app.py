@@ -18,19 +18,25 @@ from studytool.cli.style import Group
 from studytool.config import Settings
 from studytool.i18n import LANGUAGES
 
-# Help lists the commands in three panels, in the order a learner meets them.
+# Every command, in the order help lists them in its three panels: a function, or a command group's help line.
+# A group is studytool/cli/commands/<name>.py, imported and built only when named (click's lazy subcommands),
+# so `studytool --help` and `studytool quiz` never build the 22 commands of the five groups.
 STUDY, PROGRESS, TOOLS = "Study", "Your cards and progress", "Decks and tools"
-ORDER = ("quiz", "review", "explain", "worksheet", "stats", "cards", "config", "optimize", "backup",
-         "calc", "decks", "export")
-# The command groups, each in studytool/cli/commands/<name>.py: imported and built only when one is used
-# (click's lazy subcommands), so `studytool --help` and `studytool quiz` never build their 22 commands.
-GROUPS = {
+COMMANDS = {
+    "quiz": (STUDY, study.quiz_command),
+    "review": (STUDY, study.review_command),
+    "explain": (STUDY, explain.explain_command),
+    "worksheet": (STUDY, worksheet.worksheet_command),
+    "stats": (PROGRESS, study.stats_command),
     "cards": (PROGRESS, "Browse cards and their history; suspend, bury or forget them."),
+    "config": (PROGRESS, config.config_command),
+    "optimize": (PROGRESS, config.optimize_command),
     "backup": (PROGRESS, "Back up the progress database, list the backups, restore one."),
     "calc": (TOOLS, "Compute with the bundled Transformer engine."),
     "decks": (TOOLS, "List, show and check decks."),
     "export": (TOOLS, "Export decks to other tools."),
 }
+GROUPS = {name: (panel, help) for name, (panel, help) in COMMANDS.items() if isinstance(help, str)}
 
 
 class _Root(Group):
@@ -44,7 +50,7 @@ class _Root(Group):
             self.add_command(TyperCommand(name, help=help, rich_help_panel=panel))
 
     def list_commands(self, ctx):
-        return list(ORDER)
+        return list(COMMANDS)
 
     def get_command(self, ctx, name):
         command = super().get_command(ctx, name)
@@ -73,13 +79,9 @@ app = typer.Typer(
     add_completion=True,
     context_settings={"help_option_names": ["--help", "-h"]},   # inherited by every command
 )
-app.command("quiz", rich_help_panel=STUDY)(study.quiz_command)
-app.command("review", rich_help_panel=STUDY)(study.review_command)
-app.command("explain", rich_help_panel=STUDY)(explain.explain_command)
-app.command("worksheet", rich_help_panel=STUDY)(worksheet.worksheet_command)
-app.command("stats", rich_help_panel=PROGRESS)(study.stats_command)
-app.command("config", rich_help_panel=PROGRESS)(config.config_command)
-app.command("optimize", rich_help_panel=PROGRESS)(config.optimize_command)
+for _name, (_panel, _function) in COMMANDS.items():
+    if _name not in GROUPS:
+        app.command(_name, rich_help_panel=_panel)(_function)
 
 
 def _language(value: Optional[str]) -> Optional[str]:
