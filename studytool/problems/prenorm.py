@@ -12,6 +12,7 @@ torch.nn.TransformerEncoderLayer).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -163,6 +164,21 @@ def _draw_stream(rng: np.random.Generator, p: Mapping[str, Any]) -> _Stream:
     raise ValueError(f"no draw of x and w gives a LayerNorm of a varying vector (x: {p['x']}, w: {p['w']})")
 
 
+@functools.lru_cache(maxsize=64)
+def _layer_norms(kind: str, d: int, bias: bool) -> tuple[int, ...]:
+    """The parameter count of each LayerNorm in one engine (torch-named) encoder or decoder layer, built
+    shape-only: norm1, norm2 (and norm3). Cached: a stack repeats it, and the hints count three stacks."""
+    import re
+    from studytool import engine
+
+    layer = (engine.EncoderLayer if kind == "encoder" else engine.DecoderLayer)(d, 1, d, bias=bias, device="meta")
+    sizes: dict[str, int] = {}
+    for key, value in layer.state_dict().items():
+        if (match := re.fullmatch(r"(norm\d)\.(weight|bias)", key)):
+            sizes[match[1]] = sizes.get(match[1], 0) + value.shape[0]
+    return tuple(sizes.values())
+
+
 @dataclass(frozen=True)
 class _Stack:
     """What the counting sub-questions start from: the stacks' sizes, the arrangement, the biases."""
@@ -175,19 +191,15 @@ class _Stack:
     params: dict[str, Any]
 
     def norms(self, final: bool | None = None) -> tuple[int, int]:
-        """(LayerNorms, their parameters) of the engine's stacks, built shape-only; `final` overrides the rule
-        that only Pre-LN ends each stack with a LayerNorm (the known mistakes)."""
-        import re
+        """(LayerNorms, their parameters) of the stacks: each layer's norms as the engine builds them, the final
+        one per stack for Pre-LN; `final` overrides that rule (the known mistakes)."""
         from studytool import engine
 
-        settings = {"norm": self.norm_first if final is None else final, "norm_first": self.norm_first,
-                    "bias": self.bias, "device": "meta"}
-        stacks = [engine.Encoder(self.d, 1, self.d, self.layers, **settings)]
-        if self.decoder_layers:
-            stacks.append(engine.Decoder(self.d, 1, self.d, self.decoder_layers, **settings))
-        shapes = [(key, value.shape[0]) for stack in stacks for key, value in stack.state_dict().items()
-                  if re.search(r"(^|\.)norm\d*\.(weight|bias)$", key)]   # the stacks' keys repeat: a list
-        return sum(key.endswith("weight") for key, _ in shapes), sum(size for _, size in shapes)
+        ends = (self.norm_first if final is None else final) * (2 if self.decoder_layers else 1)
+        sizes = [*_layer_norms("encoder", self.d, self.bias) * self.layers,
+                 *_layer_norms("decoder", self.d, self.bias) * self.decoder_layers,
+                 *[engine.count_params("layer_norm", d_model=self.d, bias=self.bias)] * ends]
+        return len(sizes), sum(sizes)
 
     def head(self, bias: str = "") -> str:
         """The stacks as built, `bias` said after them; the final-norm rule in words, not which one has it."""
