@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 
@@ -10,7 +9,6 @@ import pytest
 from typer.testing import CliRunner
 
 from studytool.cli import app
-from studytool.cli.render import common
 from studytool.config import Settings
 from studytool.decks.loader import load_decks
 
@@ -24,9 +22,6 @@ def env(tmp_path, monkeypatch):
     monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("STUDYTOOL_NOW", NOW)
     monkeypatch.setenv("COLUMNS", "100")
-    # the CLI's consoles are made once and keep the COLUMNS they were made with: fresh ones here, and after
-    monkeypatch.setattr(common, "console", functools.cache(common.console.__wrapped__))
-    monkeypatch.setattr(common, "err_console", functools.cache(common.err_console.__wrapped__))
     (tmp_path / "decks").mkdir()
     (tmp_path / "decks" / "g.yaml").write_text(DECK, encoding="utf-8")
     return ["--deck-path", str(tmp_path / "decks")]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 import re
@@ -13,7 +12,6 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from studytool.cli import app
-from studytool.cli.render import common
 from studytool.cli.render.study import TerminalView
 from studytool.decks.model import Card
 from studytool.study.summary import Progress
@@ -28,9 +26,6 @@ def env(tmp_path, monkeypatch):
     monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("STUDYTOOL_NOW", NOW)
     monkeypatch.setenv("COLUMNS", "60")
-    # the CLI's consoles are made once and keep the COLUMNS they were made with: fresh ones here, and after
-    monkeypatch.setattr(common, "console", functools.cache(common.console.__wrapped__))
-    monkeypatch.setattr(common, "err_console", functools.cache(common.err_console.__wrapped__))
     (tmp_path / "decks").mkdir()
     return tmp_path / "decks"
 

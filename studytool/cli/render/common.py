@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import unicodedata
-from functools import cache
 from typing import Any
 
 from rich.cells import cell_len
@@ -16,13 +15,13 @@ NO_LINE_START = set("，。、；：？！）》」』】”’,.;:?!)]}")   # p
 NO_LINE_END = set("（《「『【“‘([{")                      # and punctuation that stays with what follows
 
 
-@cache
 def console() -> Console:
-    """Standard output console; rich drops colour when piped or with NO_COLOR."""
+    """Standard output console; rich drops colour when piped or with NO_COLOR.
+
+    A new one each call: a console reads the terminal's width (or COLUMNS) once, when it is made."""
     return Console(highlight=False)
 
 
-@cache
 def err_console() -> Console:
     """Standard error console: prompts and feedback when stdout carries JSON."""
     return Console(stderr=True, highlight=False)
