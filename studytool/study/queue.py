@@ -133,6 +133,11 @@ def _limit(store: Store, name: str, deck: str | None, override: int | None) -> i
     return settings.get(store, name, deck) if override is None else override
 
 
+def _several(deck_ids: Sequence[str]) -> bool:
+    """Several decks or all (no `--deck`): as Anki's top deck, whose limits (the global values) cap the total."""
+    return len(set(deck_ids)) != 1
+
+
 def budgets(store: Store, decks: Sequence[str], deck_ids: Sequence[str], new_limit: int | None,
             since: datetime) -> tuple[Budget, Budget]:
     """The new and review cards today's limits leave for `decks`, as of the day started at `since`.
@@ -141,7 +146,7 @@ def budgets(store: Store, decks: Sequence[str], deck_ids: Sequence[str], new_lim
     all (`deck_ids` not one deck), the global values cap the total, today's answers in any deck counted.
     """
     started, reviewed = store.new_cards_by_deck(since), store.reviews_by_deck(since)
-    whole = len(set(deck_ids)) != 1
+    whole = _several(deck_ids)
     new = Budget({deck: _limit(store, "new_per_day", deck, new_limit) - started.get(deck, 0) for deck in decks},
                  _limit(store, "new_per_day", None, new_limit) - sum(started.values()) if whole else None)
     reviews = Budget({deck: _limit(store, "max_reviews_per_day", deck, None) - reviewed.get(deck, 0)
@@ -193,7 +198,7 @@ def review_queue(
 
 def _due_showings(store: Store, selected: dict[str, Card], reviews_left: Budget, now: datetime,
                   end: datetime, rng: random.Random) -> tuple[list[Showing], list[Showing]]:
-    """Cards due now (reviews due today within each deck's cap, learning steps due now), and learning steps
+    """Cards due now (reviews due today within the caps, learning steps due now), and learning steps
     due within the learn-ahead window (`reviews_left` is spent as reviews are taken)."""
     from studytool.problems.levels import level_for
 
@@ -218,7 +223,7 @@ def new_room(store: Store, decks: Sequence[str], deck_ids: Sequence[str], new_li
     """New cards the daily limits still allow over `decks`, and what they allow in a whole day."""
     left, _reviews = budgets(store, decks, deck_ids, new_limit, days.start_of(now))
     limit = sum(_limit(store, "new_per_day", deck, new_limit) for deck in decks)
-    if len(set(deck_ids)) != 1:
+    if _several(deck_ids):
         limit = min(limit, _limit(store, "new_per_day", None, new_limit))
     return left.overall(), limit
 
