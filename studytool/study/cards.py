@@ -113,8 +113,11 @@ class Shown:
 
     @property
     def last_asked(self) -> Logged | None:
-        """The variant last asked of a generated card (its pinned example shows only what it starts from)."""
-        return self.reviews[-1] if self.reviews and self.listed.card.kind == "generated" else None
+        """The variant last asked of a generated card (its pinned example shows only what it starts from);
+        an implicit credit (`implicit.py`) asked nothing."""
+        if self.listed.card.kind != "generated":
+            return None
+        return next((review for review in reversed(self.reviews) if review.mode != "implicit"), None)
 
     def to_json(self) -> dict[str, Any]:
         flags = self.listed.flags

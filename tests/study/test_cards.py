@@ -73,3 +73,19 @@ def test_undo_of_the_leech_answer_unmakes_the_leech(store):
     cards.undo_lapse(store, "d/a", last, 8)
     flags = cards.flags(store, "d/a")
     assert not flags.suspended and flags.leech   # 23 lapses: unsuspended, still a leech by count
+
+
+def test_the_variant_last_asked_of_a_generated_card_is_the_last_answer_not_an_implicit_credit(store):
+    from studytool.decks.model import Card
+    from studytool.study.scheduler import Rules, Scheduler
+
+    card = Card(deck="d", id="g", kind="generated", topic="softmax",
+                body={"generator": "softmax", "params": {"ask": "max"}})
+    for mode, params, when in [("review", {"x": [1, 2], "level": 2}, T0),
+                               ("quiz", {"x": [3, 0, 1], "level": 1, "hinted": True}, T0 + timedelta(hours=1)),
+                               ("implicit", {"credit_of": "d/other"}, T0 + timedelta(hours=2))]:
+        store.record(Answer(card=card.key, topic="softmax", mode=mode, rating=3, correct=True, answer="x", seed=1,
+                            params=params, duration_ms=5, time=when))
+    shown = cards.show(store, card, now=T0 + timedelta(hours=3), scheduler=Scheduler(Rules()))
+    assert (shown.last_asked.params, shown.last_asked.level) == ({"x": [3, 0, 1]}, 1)   # the quiz's, unmarked
+    assert shown.to_json()["last_asked"] == {"params": {"x": [3, 0, 1]}, "level": 1}

@@ -62,7 +62,7 @@ def level(value: float, top: float) -> int:
 
 
 def legend_bounds(top: float) -> tuple[float, ...]:
-    """A heatmap legend's numbers as it prints them (2 decimals): `·` below the first, `░ ▒ ▓ █` up to each next."""
+    """A heatmap legend's numbers as it prints them (2 decimals): `·` below the first, a shade up to each next."""
     return tuple(float(f"{fraction * top:.2f}") for fraction in (1 / 8, 1 / 4, 1 / 2, 3 / 4, 1))
 
 

@@ -155,14 +155,14 @@ class TerminalView:
         capped = ""
         if result.hinted and result.correct:
             capped = f"  [dim]{escape(_('(you opened :explain: rated at most Hard)'))}[/]"
+        answer = escape(expected_text(result))
         if result.variant.kind == "recall":
             mark = rating_word(result.rating)
             emit(self.console, f"[{'green' if result.correct else 'red'}]{mark}[/]{capped}")
         elif result.correct:
-            emit(self.console, Prose(f"[bold green]✓ {_('Correct')}[/]  {_('Answer')}: {escape(expected_text(result))}"
-                                     + capped))
+            emit(self.console, Prose(f"[bold green]✓ {_('Correct')}[/]  {_('Answer')}: {answer}" + capped))
         else:
-            emit(self.console, Prose(f"[bold red]✗ {_('Wrong')}[/]  {_('Answer')}: {escape(expected_text(result))}"))
+            emit(self.console, Prose(f"[bold red]✗ {_('Wrong')}[/]  {_('Answer')}: {answer}"))
             if result.hint:
                 emit(self.console, _Labelled(f"[yellow]{_('Hint')}:[/]", result.hint))
         if result.variant.solution and result.variant.kind != "recall":
