@@ -354,7 +354,7 @@ def review(
 ) -> Summary:
     """A spaced-repetition session: learning steps and due cards, then new ones, scheduled by FSRS as Anki does.
 
-    `new_limit` overrides each deck's `new_per_day` for this session;
+    `new_limit` stands for every `new_per_day` value (each deck's, and the global cap) this session;
     `retention` (desired retention) is remembered as the global value when
     given. The summary always carries the outlook: when cards come back.
     """
