@@ -145,6 +145,16 @@ def enter_to_next_card(db: Path, decks, answers: int, credit: bool = False) -> l
     return gaps
 
 
+def enter_with_credit(db: Path, decks, args) -> float:
+    """Enter -> next card with `implicit_credit` on, the bundled decks in the session and their cards scheduled."""
+    from studytool.decks.loader import bundled_sources, scan
+
+    bundled = scan(bundled_sources()).decks
+    fill_database(db, args.cards, args.answers, datetime.now(timezone.utc),
+                  tuple(card.key for deck in bundled for card in deck.cards))
+    return statistics.median(enter_to_next_card(db, [*decks, *bundled], answers=max(5, 10 * args.runs), credit=True))
+
+
 def stats_time(db: Path, decks) -> float:
     from studytool.config import now
     from studytool.study.stats import compute_stats
@@ -205,7 +215,7 @@ def main() -> None:
     parser.add_argument("--stats-answers", type=int, default=None, help="Default: 5x --answers (1,000,000).")
     args = parser.parse_args()
 
-    from studytool.decks.loader import bundled_sources, load_deck_file, scan
+    from studytool.decks.loader import load_deck_file
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -226,12 +236,7 @@ def main() -> None:
         cli = median_of(args.runs, first_card_cli, db, deck_dir)
         bare = median_of(args.runs, startup)
         enter = statistics.median(enter_to_next_card(db, decks, answers=max(5, 10 * args.runs)))
-        bundled = scan(bundled_sources()).decks
-        credited = folder / "credited.db"
-        fill_database(credited, args.cards, args.answers, datetime.now(timezone.utc),
-                      tuple(card.key for deck in bundled for card in deck.cards))
-        enter_credit = statistics.median(enter_to_next_card(credited, [*decks, *bundled], credit=True,
-                                                            answers=max(5, 10 * args.runs)))
+        enter_credit = enter_with_credit(folder / "credited.db", decks, args)
         big = folder / "stats.db"
         args.stats_answers = args.stats_answers or 5 * args.answers
         fill_database(big, args.cards, args.stats_answers, datetime.now(timezone.utc))

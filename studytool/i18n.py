@@ -201,8 +201,8 @@ ZH: dict[str, str] = {
     "level {n}": "级别 {n}",
     "Implicit review: {n} card of a prerequisite topic rescheduled.": "隐式复习：调整了 {n} 张前置主题的卡片。",
     "Implicit review: {n} cards of prerequisite topics rescheduled.": "隐式复习：调整了 {n} 张前置主题的卡片。",
-    "A review also credits the cards of the topics it builds on (implicit review).":
-        "复习一张卡片时，也为它所依赖主题的卡片记一部分复习（隐式复习）。",
+    "A review also credits the core cards of the topics it builds on (implicit review).":
+        "复习一张卡片时，也为它所依赖主题的核心卡片记一部分复习（隐式复习）。",
     # explain and calc
     "Idea": "要点",
     "Formulas": "公式",

@@ -142,7 +142,7 @@ KEYS: dict[str, Key] = {key.name: key for key in (
         lambda: _("The 21 FSRS weights (`studytool optimize` fits them to your reviews).")),
     # Off by default: on the bundled decks it saves reviews only as a lower retention would (BENCHMARKS.md)
     Key("implicit_credit", lambda: False, _switch, lambda on: "on" if on else "off", False,
-        lambda: _("A review also credits the cards of the topics it builds on (implicit review).")),
+        lambda: _("A review also credits the core cards of the topics it builds on (implicit review).")),
 )}
 
 
