@@ -45,10 +45,14 @@ def level_for(stability: float | None, state: int | None) -> int:
 
 
 def _distinct(size: int, low: int, high: int, nonzero: bool = False) -> Callable[[Any], list[int]]:
-    """Draw `size` distinct integers in low..high (not 0 when `nonzero`)."""
+    """Draw `size` distinct integers in low..high (not 0 when `nonzero`, and then with a non-zero sum: RMSNorm
+    of a zero-mean vector is its LayerNorm, the wrong method's answer, and a level's vector is never redrawn)."""
     def draw(rng) -> list[int]:
         pool = [v for v in range(low, high + 1) if not (nonzero and v == 0)]
-        return [int(v) for v in rng.choice(pool, size=size, replace=False)]
+        while True:
+            drawn = [int(v) for v in rng.choice(pool, size=size, replace=False)]
+            if not nonzero or sum(drawn):
+                return drawn
     return draw
 
 
@@ -68,8 +72,11 @@ def _close_call(most: float) -> Callable[[Any], tuple[float, float, float]]:
 
 
 # d_model with a head count that divides it: odd head counts, heads that are not a power of two
-_ODD_HEADS = ((96, 3), (240, 5), (360, 6), (480, 12), (768, 12))
-_AWKWARD_HEADS = ((1200, 15), (1536, 24), (2560, 20), (1000, 8))
+# ten of each, every d_model and every d_k = d_model / h distinct: an answer that depends on d or d_k alone
+# (a parameter count, d_k, the scale, the crossover length) then takes ten values, as `decks audit` asks
+_ODD_HEADS = ((96, 3), (240, 5), (360, 6), (480, 12), (768, 12), (144, 6), (392, 7), (660, 10), (630, 9), (900, 9))
+_AWKWARD_HEADS = ((1200, 15), (1536, 24), (2560, 20), (1000, 8), (1800, 25), (2100, 14), (1320, 12), (2880, 30),
+                  (1512, 18), (2704, 26))
 HEADS = ("d_model", "n_heads")
 
 
@@ -88,8 +95,8 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
                    3: {("batch", "features"): ((4, 3), (3, 4)), "low": (-20,), "high": (20,),
                        "ask": ("output", "ln_output")}},
     "softmax": {2: {"size": (5,), "low": (-5,), "high": (5,)}, 3: {"size": (6,), "low": (-9,), "high": (9,)}},
-    "positional_encoding": {2: {"d_model": (7, 9, 11), "pos": (10, 17, 33)},
-                            3: {"d_model": (13, 16, 21), "pos": (100, 257, 1000), "ask": ("row",)}},
+    "positional_encoding": {2: {"d_model": (7, 9, 11), "pos": (10, 17, 33, 50)},
+                            3: {"d_model": (13, 16, 21), "pos": (100, 257, 500, 1000), "ask": ("row",)}},
     "attention_scores": {2: {"len_q": (2,), "len_k": (3,), HEADS: _ODD_HEADS},
                          3: {"len_q": (2,), "len_k": (4,), "d_k": (4,), HEADS: _AWKWARD_HEADS,
                              "ask": ("output", "weights")}},
@@ -97,22 +104,28 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
     "cross_attention_shapes": {2: {HEADS: _ODD_HEADS},
                                3: {HEADS: _AWKWARD_HEADS, ("src_len", "tgt_len"): ((37, 23), (61, 100), (45, 17))}},
     # d_ff left to the learner (4 d_model): a stated d_ff is the answer of expand, w1, w2 and d_ff, copied
-    "ffn_shapes": {2: {"d_model": (360, 480, 720, 96)}, 3: {"d_model": (1000, 1200, 1800, 2560)}},
+    "ffn_shapes": {2: {"d_model": (96, 160, 224, 288, 360, 480, 560, 720, 800, 880)},
+                   3: {"d_model": (1000, 1200, 1400, 1800, 2200, 2560, 3000, 3600, 4200, 5000)}},
     "attention_cost": {2: {HEADS: _ODD_HEADS}, 3: {HEADS: _AWKWARD_HEADS}},
     "param_count": {2: {HEADS: _ODD_HEADS, "convention": ("notes",)},
                     3: {HEADS: _AWKWARD_HEADS, "convention": ("full",)}},
     "transformer_params": {2: {HEADS: _ODD_HEADS, "num_layers": (8, 10)},
                            3: {HEADS: _AWKWARD_HEADS, "num_layers": (16, 24), "ask": ("untied",)}},
-    "causal_mask": {2: {"n": (7,)}, 3: {"n": (8,), "pad": (1, 2, 3)}},   # level 3: with the key padding mask
+    # with the key padding mask, n left to each sub-question (n = 7 at level 2 made the blocked count always 21);
+    # never one padded key: its rows all equal a wrong method's
+    "causal_mask": {2: {"pad": (2, 3)}, 3: {"pad": (3, 4)}},
     "padding_mask": {2: {"batch": (4,), "max_len": (7,)},
                      3: {"batch": (3, 4), "max_len": (5, 6), "ask": ("causal_count",)}},   # with the causal mask
     "teacher_forcing": {2: {"ask": ("visible", "labels"), ("source", "target"): _targets(4, 4)},
                         3: {"ask": ("predict",), ("source", "target"): _targets(5, 6)}},   # longer sentences
-    "kv_cache": {2: {"bytes_per_value": (1,), "num_layers": (24,)}, 3: {"num_layers": (48, 80), "ask": ("total",)}},
-    "tied_embeddings": {2: {"vocab": (30522, 32000, 32768), "d_model": (768, 1280)},
-                        3: {"vocab": (50257, 49152, 65536), "d_model": (1600, 2048, 2560), "ask": ("encoder_decoder",)}},
+    "kv_cache": {2: {"bytes_per_value": (1,), "num_layers": (24, 28, 36, 40)},
+                 3: {"num_layers": (48, 60, 80, 96), "ask": ("total",)}},
+    "tied_embeddings": {2: {"vocab": (30522, 32000, 32768), "d_model": (768, 1024, 1280, 1536)},
+                        3: {"vocab": (50257, 49152, 65536), "d_model": (1600, 2048, 2560, 4096),
+                            "ask": ("encoder_decoder",)}},
     # no perfect squares at level 3: 1600 and 10000 made the peak 0.025 × 0.01 = 2.5 exactly
-    "warmup_lr": {2: {"warmup": (4000,), "d_model": (768,)}, 3: {"warmup": (6000, 12000), "d_model": (1280, 2560)}},
+    "warmup_lr": {2: {"warmup": (3000, 4000, 5000, 6000), "d_model": (384, 640, 768, 896)},
+                  3: {"warmup": (6000, 9000, 12000, 15000), "d_model": (1280, 1792, 2560, 3200)}},
     # level 3: five logits at awkward temperatures (T = 0.1 made answers one-hot, 1.0000, 0.0000, ...; with T >= 0.6
     # and five distinct logits in -3..5 the top gap is at most 5, e^(-5/0.6) = 0.0002: nothing rounds to 1)
     "temperature_softmax": {2: {"temperature": (0.25, 3)},

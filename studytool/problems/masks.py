@@ -91,7 +91,9 @@ def _causal_matrix(c: _Causal, rng: np.random.Generator) -> Variant:
 
 def _causal_visible(c: _Causal, rng: np.random.Generator) -> Variant:
     n = c.n
-    t = c.t if c.t is not None else int(rng.integers(0, n))
+    # with padding, a row before the last real token's next is the causal mask's alone, and the one right after
+    # it is what forgetting the diagonal gives: only the padded query rows after that need both masks
+    t = c.t if c.t is not None else int(rng.integers(n - c.pad + 1 if c.pad else 0, n))
     row = c.allowed[t]
     hints = (Hint(tuple(float(j < t) for j in range(n)), "第 t 步也能看到自己（对角线允许）。"),
              Hint(tuple(float(j >= t) for j in range(n)), "方向反了：能看的是过去，不是未来。"),
@@ -118,6 +120,18 @@ def _causal_blocked(c: _Causal, rng: np.random.Generator) -> Variant:
                    c.steps, hints, params=c.params)
 
 
+def _padded_row(p: Mapping[str, Any]) -> str | None:
+    """A row that needs both masks: a padded query after the first padded one (see _causal_visible)."""
+    pad, n, t = p.get("pad") or 0, p.get("n"), p.get("t")
+    if not pad or p.get("ask") not in (None, "visible"):
+        return None
+    if pad == 1:
+        return "pad 1 leaves ask=visible no row that needs both masks: pad at least 2, or pin another ask"
+    if n is not None and t is not None and t < n - pad + 1:
+        return f"with pad {pad}, t must be at least n - pad + 1 = {n - pad + 1}: earlier rows ignore the padding"
+    return None
+
+
 _CAUSAL_QUESTIONS = {"matrix": _causal_matrix, "allowed": _causal_allowed, "blocked": _causal_blocked,
                      "visible": _causal_visible}
 
@@ -134,7 +148,7 @@ _CAUSAL_QUESTIONS = {"matrix": _causal_matrix, "allowed": _causal_allowed, "bloc
               int_in(0, 6)),
     ),
     example={"n": 4, "ask": "matrix"},
-    constraints=(index_below("t", "n"), index_below("pad", "n")),
+    constraints=(index_below("t", "n"), index_below("pad", "n"), _padded_row),
     small={"matrix": "one lower-triangular matrix per hand-writable length n (3..6)"},
 )
 def causal_mask(rng: np.random.Generator, *, n, t, pad, ask) -> Variant:
@@ -146,7 +160,8 @@ def causal_mask(rng: np.random.Generator, *, n, t, pad, ask) -> Variant:
 
     # a pinned step must exist; n = 3 blocks 3 cells, so copying n would answer ask=blocked
     least = (4 if ask == "blocked" else 3) if t is None else max(3, t + 1)
-    most = 15 if ask in ("allowed", "blocked") else 7   # a count needs no hand-written matrix: longer n
+    # a count needs no hand-written matrix: longer n; nor does a padded row, whose answer is n and pad alone
+    most = 15 if ask in ("allowed", "blocked") else 11 if ask == "visible" and pad else 7
     n = n if n is not None else int(rng.integers(max(least, pad + 2), max(most, least + 1, pad + 3)))
     blocked = engine.causal_mask(n) | engine.padding_mask([n - pad], n)   # a key column j >= n - pad: padding
     allowed = (~blocked).astype(int)
