@@ -188,7 +188,7 @@ ZH: dict[str, str] = {
     "topic {id!r} {message}": "主题 {id!r} {message}",
     "Needs": "需要先学",
     "Builds on it": "以它为基础",
-    "no topic": "无",
+    "none": "无",
     "Topic graph: each topic comes after what it needs (← requires)": "主题图：每个主题排在它依赖的主题之后（← 依赖）",
     "Layer {n}: needs nothing": "第 {n} 层：不依赖其他主题",
     "Layer {n}": "第 {n} 层",

@@ -71,7 +71,7 @@ def review_command(
     deck: Decks = [],
     new: Optional[int] = typer.Option(
         None, "--new", metavar="N", callback=within(0, 9999),   # config new_per_day's bound
-        help="New cards per deck today, this once (default: config new_per_day)."),
+        help="New cards today, this once, for every deck and in all (default: config new_per_day)."),
     retention: Optional[float] = typer.Option(
         None, "--retention", metavar="R", help="Desired retention (0.7-0.99); remembered in the database. Default 0.9."),
     as_json: Annotated[bool, _SESSION_JSON] = False,

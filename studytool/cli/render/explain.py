@@ -101,7 +101,7 @@ def _neighbours(explanation: Explanation, console: Console) -> None:
     """Where the topic sits in the graph: what it needs, and what builds on it."""
     for label, topics in ((_("Needs"), explanation.requires), (_("Builds on it"), explanation.required_by)):
         names = Text(", ").join(Text(topic.id, style="cyan") for topic in topics) if topics else Text(
-            _("no topic"), style="dim")
+            _("none"), style="dim")
         console.print(Text.assemble((_label(label), "bold"), names))
 
 
