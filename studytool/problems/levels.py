@@ -140,7 +140,7 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
                         "decoder_layers": (2, 3, 4, 6, 8, 12), "d_model": (300, 384, 640, 1000, 1280)},
                     3: {"sublayer": ("layer",), "size": (5,), "low": (-9,), "high": (9,), "decimals": (True,),
                         "decoder_layers": (3, 6, 12, 24), "d_model": (1000, 1536, 2560, 4096, 5120),
-                        "bias": (False, True), "ask": ("output", "norm_params")}},
+                        "bias": (False, True), "ask": ("output", "stream", "norm_params")}},
 }
 
 

@@ -115,14 +115,14 @@ def _steps(s: _Stream) -> list[str]:
     return steps
 
 
-def _output_prompt(s: _Stream) -> str:
+def _output_prompt(s: _Stream, question: str = "的输出向量是什么？") -> str:
     attention = _ATTENTION.format(w="[" + ", ".join(f"{v:g}" for v in s.w) + "]")   # halves as 0.5, not 0.500000
     where = {"attention": f"只看它的第一个残差子层，{attention}。",
              "ffn": f"只看它的第二个残差子层，输入就是这个 x；{_FFN.format(f='F')}。",
              "layer": f"这一层有两个残差子层：先是{attention}；再是 {_FFN.format(f='G')}。"}[s.sublayer]
     what = "这一层" if s.sublayer == "layer" else "这个残差子层"
     return (f"一个 token 的 {len(s.xs)} 维表示 x = {vec(s.xs)}（序列只有这一个 token），进入一个 "
-            f"{_arrangement(s.norm_first)} 的 nn.TransformerEncoderLayer。{where}{_LN_RULE}，{what}的输出向量是什么？")
+            f"{_arrangement(s.norm_first)} 的 nn.TransformerEncoderLayer。{where}{_LN_RULE}，{what}{question}")
 
 
 def _output(s: _Stream) -> Variant:
@@ -140,12 +140,27 @@ def _output(s: _Stream) -> Variant:
                    params=s.params)
 
 
+def _stream_sigma(s: _Stream) -> Variant:
+    """Pre-LN's stream is a plain sum: its σ is whatever the sum gives, never the 1 a LayerNorm would leave."""
+    import numpy as np
+
+    out = s.run()
+    sigma = float(np.std(out))
+    hints = ((1.0, "那是 Post-LN 的结果：Pre-LN 只归一子层的输入，主干上的和不再过 LayerNorm，σ 一般不是 1。"),
+             (float(np.std(s.xs)), "这是输入 x 的 σ；子层的输出加回主干之后，σ 变了。"),
+             (float(np.std(out, ddof=1)), "LayerNorm 和这里的 σ 都是总体标准差：除以 K，不是 K−1。"))
+    return Variant(_output_prompt(s, "输出的向量（主干上的残差流）的标准差 σ 是多少？（总体标准差，除以 K）"),
+                   "scalar", sigma, FOUR_DECIMALS, tuple(_steps(s)),
+                   tuple(Hint(a, m) for a, m in hints if abs(a - sigma) > 1e-9), params=s.params)
+
+
 def _draw_stream(rng: np.random.Generator, p: Mapping[str, Any]) -> _Stream:
     """The token (distinct integers with both signs, so ReLU changes it), w, the arrangement and the sub-layers;
     redrawn until every LayerNorm either arrangement takes is of a vector that varies."""
     import numpy as np
 
-    norm_first = p["norm_first"] if p["norm_first"] is not None else bool(rng.integers(2))
+    # ask=stream is Pre-LN's question (Post-LN's σ is 1 whatever the numbers)
+    norm_first = p["norm_first"] if p["norm_first"] is not None else p["ask"] == "stream" or bool(rng.integers(2))
     for _ in range(TRIES):
         x = p["x"]
         while x is None:   # both signs: x + ReLU(x) is then no multiple of x
@@ -157,7 +172,7 @@ def _draw_stream(rng: np.random.Generator, p: Mapping[str, Any]) -> _Stream:
             w = drawn if len(set(drawn)) > 1 else None
         sublayer = p["sublayer"] or pick(rng, ("attention", "ffn") if min(x) < 0 < max(x) else ("attention",))
         params = {"x": plain(list(x)), "w": plain(list(w)), "norm_first": norm_first, "sublayer": sublayer,
-                  "ask": "output"}
+                  "ask": p["ask"]}
         stream = _Stream(np.asarray(x, dtype=float), np.asarray(w, dtype=float), norm_first, sublayer, params)
         if stream.run(True) is not None and stream.run(False) is not None:
             return stream
@@ -298,26 +313,33 @@ def _pinned_varies(p: Mapping[str, Any]) -> str | None:
     return None
 
 
-_QUESTIONS = {"output": _output, "count": _count, "norm_params": _norm_params}
+def _stream_is_pre_ln(p: Mapping[str, Any]) -> str | None:
+    if p.get("ask") == "stream" and p.get("norm_first") is False:
+        return "ask=stream needs norm_first true: a Post-LN output's sigma is 1 whatever the numbers"
+    return None
+
+
+_QUESTIONS = {"output": _output, "stream": _stream_sigma, "count": _count, "norm_params": _norm_params}
 
 
 @generator(
     "pre_post_ln",
-    "Post-LN LN(x + F(x)) vs Pre-LN x + F(LN(x)): one residual step or a whole layer on a one-token vector; "
-    "how many LayerNorms an N-layer stack holds (Pre-LN adds a final one) and their parameters.",
+    "Post-LN LN(x + F(x)) vs Pre-LN x + F(LN(x)): one residual step or a whole layer on a one-token vector, "
+    "the sigma of Pre-LN's un-normalised stream; how many LayerNorms an N-layer stack holds (Pre-LN adds a final "
+    "one) and their parameters.",
     asks=_QUESTIONS,
     params=(
         Param("norm_first", "true: Pre-LN, false: Post-LN (default: drawn)", None, _boolean),
-        Param("sublayer", "output: attention (F = w * y), ffn (F = ReLU) or layer (both, attention first) "
+        Param("sublayer", "output, stream: attention (F = w * y), ffn (F = ReLU) or layer (both, attention first) "
               "(default: drawn from attention, ffn)", None, one_of("attention", "ffn", "layer")),
-        Param("x", "output: the token's vector, pinned (default: drawn, distinct integers of both signs)", None,
+        Param("x", "output, stream: the token's vector, pinned (default: drawn, distinct integers of both signs)", None,
               numbers(3, 6, lo=-99, hi=99, spread=True)),
-        Param("size", "output: vector length, 3..6 (default: drawn from 3..4)", None, int_in(3, 6)),
-        Param("low", "output: smallest drawn value", -5, int_in(-99, 99)),
-        Param("high", "output: largest drawn value", 5, int_in(-99, 99)),
-        Param("w", "output: the attention's diagonal W_O, pinned (default: drawn, not all equal)", None,
+        Param("size", "output, stream: vector length, 3..6 (default: drawn from 3..4)", None, int_in(3, 6)),
+        Param("low", "output, stream: smallest drawn value", -5, int_in(-99, 99)),
+        Param("high", "output, stream: largest drawn value", 5, int_in(-99, 99)),
+        Param("w", "output, stream: the attention's diagonal W_O, pinned (default: drawn, not all equal)", None,
               numbers(3, 6, lo=-9, hi=9, spread=True)),
-        Param("decimals", "output: w drawn in halves (-1.5 .. 2.5) instead of integers", False, _boolean),
+        Param("decimals", "output, stream: w drawn in halves (-1.5 .. 2.5) instead of integers", False, _boolean),
         Param("num_layers", "count, norm_params: encoder layers N (default: drawn from 2..12)", None, int_in(1, 96)),
         Param("decoder_layers", "count, norm_params: decoder layers, 0 = an encoder only", 0, int_in(0, 96)),
         Param("d_model", "norm_params: the width (default: drawn from 256, 512, 768, 1024)", None, int_in(1, 100_000)),
@@ -326,7 +348,7 @@ _QUESTIONS = {"output": _output, "count": _count, "norm_params": _norm_params}
     ),
     example={"x": [1, 2, 3, 4], "w": [1, -1, 2, 1], "norm_first": False, "sublayer": "attention", "ask": "output"},
     constraints=(range_holds("size", "x", 6), pinned_length("x", "size"), _both_signs_for_relu, _w_fits,
-                 _pinned_varies),
+                 _pinned_varies, _stream_is_pre_ln),
 )
 def pre_post_ln(rng: np.random.Generator, *, norm_first, sublayer, x, size, low, high, w, decimals, num_layers,
                 decoder_layers, d_model, bias, ask) -> Variant:
@@ -336,9 +358,10 @@ def pre_post_ln(rng: np.random.Generator, *, norm_first, sublayer, x, size, low,
     The example pins the notes' x = [1, 2, 3, 4] in the lecture's Post-LN with w = [1, -1, 2, 1]:
     LN([2, 0, 9, 8]) = [-0.7176, -1.2394, 1.1090, 0.8480].
     """
-    if ask == "output":
-        return _output(_draw_stream(rng, {"x": x, "size": size, "low": low, "high": high, "w": w,
-                                          "decimals": decimals, "sublayer": sublayer, "norm_first": norm_first}))
+    if ask in ("output", "stream"):
+        return _QUESTIONS[ask](_draw_stream(rng, {"x": x, "size": size, "low": low, "high": high, "w": w,
+                                                  "decimals": decimals, "sublayer": sublayer,
+                                                  "norm_first": norm_first, "ask": ask}))
     pre = norm_first if norm_first is not None else bool(rng.integers(2))
     layers = num_layers if num_layers is not None else int(rng.integers(2, 13))
     d = d_model if d_model is not None else pick(rng, _WIDTHS)

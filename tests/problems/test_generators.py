@@ -240,14 +240,15 @@ def beam_search(p, v):
 
 
 def pre_post_ln(p, v):
-    if p["ask"] != "output":   # 2 norms an encoder layer, 3 a decoder layer, Pre-LN ends each stack with one more
+    # 2 norms an encoder layer, 3 a decoder layer, and Pre-LN ends each stack with one more
+    if p["ask"] in ("count", "norm_params"):
         count = 2 * p["num_layers"] + 3 * p["decoder_layers"] + (1 + (p["decoder_layers"] > 0)) * p["norm_first"]
         return count if p["ask"] == "count" else count * p["d_model"] * (2 if p["bias"] else 1)
     attention, ffn = (lambda y: [w * e for w, e in zip(p["w"], y)]), (lambda y: [max(e, 0) for e in y])
     x = p["x"]
     for f in {"attention": [attention], "ffn": [ffn], "layer": [attention, ffn]}[p["sublayer"]]:
         x = [a + b for a, b in zip(x, f(ln(x)))] if p["norm_first"] else ln([a + b for a, b in zip(x, f(x))])
-    return x
+    return pstd(x) if p["ask"] == "stream" else x
 
 
 INDEPENDENT = {

@@ -80,6 +80,18 @@ def test_every_output_is_the_torch_layers(level):
 
 
 @pytest.mark.parametrize("level", [1, 2, 3])
+def test_every_stream_sigma_is_the_torch_layers_output_unnormalised(level):
+    torch = pytest.importorskip("torch")
+    for seed in range(40):
+        v = draw(seed, level, ask="stream")
+        assert v.params["norm_first"] is True   # Post-LN's output has σ 1 whatever the numbers
+        out = torch.tensor(torch_output(torch, v.params), dtype=torch.float64)
+        assert v.answer == pytest.approx(out.std(unbiased=False).item(), abs=1e-12) and abs(v.answer - 1) > 1e-3
+        post = torch.tensor(torch_output(torch, {**v.params, "norm_first": False}), dtype=torch.float64)
+        assert post.std(unbiased=False).item() == pytest.approx(1.0, abs=1e-12)   # what the hint for 1 says
+
+
+@pytest.mark.parametrize("level", [1, 2, 3])
 @pytest.mark.parametrize("ask", ["count", "norm_params"])
 def test_every_count_is_torchs(level, ask):
     torch = pytest.importorskip("torch")
@@ -107,6 +119,11 @@ def test_the_same_token_in_pre_ln_keeps_an_unnormalised_stream():
     post = draw(0, x=[1, 2, 3, 4], w=[1, -1, 2, 1], norm_first=False, sublayer="attention", ask="output")
     assert np.mean(post.answer) == pytest.approx(0, abs=1e-12) and np.std(post.answer) == pytest.approx(1)
     assert "不再归一" in " ".join(v.solution) and "均值 0" in post.solution[-1]
+    stream = draw(0, x=[1, 2, 3, 4], w=[1, -1, 2, 1], sublayer="attention", ask="stream")
+    # deviations from the mean 2.835410: -3.177051, -0.388196, 1.059017, 2.506231; squared
+    # (10.093653 + 0.150696 + 1.121517 + 6.281192) / 4 = 4.411765, σ = √4.411765
+    assert stream.params["norm_first"] and stream.answer == pytest.approx(2.100420, abs=1e-6)
+    assert "Post-LN" in grade(stream, "1").hint
 
 
 @pytest.mark.parametrize(("params", "count"), [
@@ -140,7 +157,7 @@ def test_known_wrong_methods_get_their_hint(params, typed, word):
 def sizes_on_screen(v: Variant) -> None:
     shown = numbers(v.prompt)
     p = v.params
-    if p["ask"] == "output":
+    if p["ask"] in ("output", "stream"):
         needed = [*p["x"], *(p["w"] if p["sublayer"] != "ffn" else [])]
     else:
         needed = [p["num_layers"], p["d_model"], *([p["decoder_layers"]] if p["decoder_layers"] else [])]
@@ -150,7 +167,7 @@ def sizes_on_screen(v: Variant) -> None:
 
 
 @pytest.mark.parametrize("level", [1, 2, 3])
-@pytest.mark.parametrize("ask", ["output", "count", "norm_params"])
+@pytest.mark.parametrize("ask", ["output", "stream", "count", "norm_params"])
 def test_each_level_is_fair_sizes_stated_answers_unique_and_varied(level, ask):
     answers = set()
     for seed in SEEDS:
@@ -161,7 +178,7 @@ def test_each_level_is_fair_sizes_stated_answers_unique_and_varied(level, ask):
         assert not any(matches(v, hint.answer) for hint in v.hints), (seed, v.prompt)   # no wrong method passes
         assert v.hints
         answers.add(format_answer(v))
-    assert len(answers) >= 0.5 * len(SEEDS) if ask == "output" else len(answers) >= 10
+    assert len(answers) >= 0.5 * len(SEEDS) if ask in ("output", "stream") else len(answers) >= 10
 
 
 def test_the_levels_ask_for_more():
@@ -174,7 +191,7 @@ def test_the_levels_ask_for_more():
     assert set(drawn(1, "sublayer")) == {"attention", "ffn"} and set(drawn(3, "sublayer")) == {"layer"}
     assert set(drawn(1, "decoder_layers", "count")) == {0} and min(drawn(2, "decoder_layers", "count")) > 0
     assert set(drawn(1, "bias", "norm_params")) == {True} and set(drawn(3, "bias", "norm_params")) == {True, False}
-    assert {draw(seed, 3).params["ask"] for seed in SEEDS} == {"output", "norm_params"}
+    assert {draw(seed, 3).params["ask"] for seed in SEEDS} == {"output", "stream", "norm_params"}
     assert len(draw(0, 3, ask="output").solution) > len(draw(0, 2, ask="output").solution)   # two residual steps
 
 
@@ -203,6 +220,7 @@ def test_rounding_once_from_the_shown_steps_is_right(level):
     ({"x": [1, 2, 4], "w": [3, 1, 0]}, "constant"),        # (1 + w) * x = [4, 4, 4]
     ({"x": [1, -2, 3], "w": [1, 2, 3, 1]}, "w has 4 entries"),
     ({"norm_first": "yes"}, "true or false"),
+    ({"norm_first": False, "ask": "stream"}, "sigma is 1"),
 ])
 def test_pinned_params_that_would_be_degenerate_are_refused(params, fragment):
     problems = GENERATOR.validate(params)
