@@ -7,7 +7,12 @@ d_model and heads that are not a power of two, more rows. Level 3 goes further:
 the longest inputs and the awkward sizes, and the sub-question with the most steps
 where a card leaves the sub-question open (causal and padding masks together,
 the parameter count with biases and LayerNorms, the score after rotating both
-vectors, the beam's probability ...).
+vectors, the beam's probability, a whole Pre-LN or Post-LN layer ...). Some
+generators combine already at level 2 (the causal mask with padded keys, an
+encoder-decoder's norms) or grow by closeness rather than size (beam search's
+closer calls). A grown level is held to level 1's fairness: ten answers in a
+hundred showings unless few by nature, and no draw a known wrong method also
+answers (tests/problems/test_levels.py, for every bundled card).
 
 A showing's level follows the card's FSRS stability (`level_for`): under 7 days
 1, 7 to 30 days 2, over 30 days 3, and one level down while the card relearns
