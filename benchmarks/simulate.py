@@ -20,7 +20,8 @@ model, and these are its assumptions:
    clock restarts. One that fails changes nothing.
 4. New cards: `--new` (10) a day, in prerequisite order (both arms); a first
    showing is right with probability 0.8. No learning steps (both arms alike).
-   Every due card is reviewed every day, in random order, at 09:00.
+   Every due card is reviewed every day at 09:00, in random order (deepest topic
+   first in the sweep's knock-out rows, a rule the app does not have).
 
 Explicit reviews are those of cards already introduced (first showings are
 the same in both arms). Two retentions are measured: the pass rate (the share
@@ -37,7 +38,7 @@ import argparse
 import math
 import random
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 
 DAY0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -138,8 +139,12 @@ class Learner:
 
 
 def simulate(world: World, *, credit: bool, retention: float, days: int, new_per_day: int, transfer: float,
-             weight: float, seed: int, pull: bool = True) -> Arm:
+             weight: float, seed: int, pull: bool = True, knock_out: bool = False) -> Arm:
+    """One learner, `days` days. `pull` False: a miss moves nothing (what the pull costs). `knock_out`: a rule
+    the app does not have, Math Academy's: each day's due cards are answered deepest topic first, a credit may
+    also move a card due today (to tomorrow at the earliest), and a card so moved is not asked today."""
     from studytool.decks.select import prerequisite_order
+    from studytool.decks.topics import layers
     from studytool.study.days import Days
     from studytool.study.scheduler import Rules, Scheduler
 
@@ -148,52 +153,71 @@ def simulate(world: World, *, credit: bool, retention: float, days: int, new_per
     rng.shuffle(cards)
     scheduler = Scheduler(Rules(retention=retention, learning_steps=(), relearning_steps=(),
                                 days=Days(4, timezone.utc)))
-    learner, schedules, reps, arm = Learner(rng, transfer), {}, {}, Arm()
-    by_key = {card.key: card for card in cards}
-    introduced: set[str] = set()
+    depth = {topic.id: number for number, layer in enumerate(layers()) for topic in layer}
+    state = Run(Learner(rng, transfer), scheduler, {card.key: card for card in cards}, world, weight, pull, knock_out)
+    arm, introduced = Arm(), set()
     for day in range(days):
         now = DAY0 + timedelta(days=day)
-        uses = {card.key: [key for key in world.exercised(card.key) if key in schedules] for card in cards}
-        arm.recall.append(statistics.mean(learner.chance(key, uses[key], day) for key in schedules)
-                          if schedules else math.nan)
-        due = [card for card in cards if card.key in schedules and schedules[card.key].due <= now]
+        uses = {card.key: [key for key in world.exercised(card.key) if key in state.schedules] for card in cards}
+        arm.recall.append(statistics.mean(state.learner.chance(key, uses[key], day) for key in state.schedules)
+                          if state.schedules else math.nan)
+        due = [card for card in cards if card.key in state.schedules and state.schedules[card.key].due <= now]
         rng.shuffle(due)
-        new = prerequisite_order([card for card in cards if card.key not in schedules], introduced,
+        if knock_out:
+            due.sort(key=lambda card: -depth[card.topic])
+        new = prerequisite_order([card for card in cards if card.key not in state.schedules], introduced,
                                  {card.deck: new_per_day for card in cards})[:new_per_day]
-        right = credits = 0
-        for card in due + new:
-            if card.key in schedules:
-                correct = learner.review(card.key, day, [key for key in world.exercised(card.key)
-                                                         if key in schedules])
-                right += correct
-            else:
-                correct = learner.first(card.key, day)
-                introduced.add(card.topic)
-            rating = 3 if correct else 1
-            schedules[card.key] = scheduler.answer(schedules.get(card.key), rating, now, key=card.key,
-                                                   reps=reps.get(card.key, 0))
-            reps[card.key] = reps.get(card.key, 0) + 1
-            if credit:
-                credits += _credit(world.exercised(card.key), by_key, rating, now, schedules, reps, scheduler,
-                                   weight, pull)
-        arm.reviews.append(len(due))
-        arm.right.append(right)
-        arm.credits.append(credits)
+        introduced |= {card.topic for card in new}
+        asked = [state.answer(card, day, now, credit) for card in due
+                 if not knock_out or state.schedules[card.key].due <= now]
+        credits = sum(state.answer(card, day, now, credit, first=True) for card in new)
+        arm.reviews.append(len(asked))
+        arm.right.append(sum(correct for correct, _credits in asked))
+        arm.credits.append(credits + sum(credits for _correct, credits in asked))
     return arm
 
 
-def _credit(exercised, by_key, rating, now, schedules, reps, scheduler, weight, pull) -> int:
-    """The app's rule (`ImplicitCredit.after`): `implicit.moves` over the exercised core cards
-    (`pull` False: a miss moves nothing, to measure what the pull costs)."""
-    from studytool.study import implicit
+@dataclass
+class Run:
+    """The scheduler's side of one simulated learner: every card's schedule, and the credit rule."""
 
-    if rating == implicit.AGAIN and not pull:
-        return 0
-    found = [(by_key[key], schedules[key], reps[key]) for key in exercised if key in schedules]
-    moved = implicit.moves(found, rating, now, lambda _deck: scheduler, weight)
-    for card, schedule in moved:
-        schedules[card.key] = schedule
-    return len(moved)
+    learner: Learner
+    scheduler: object
+    by_key: dict
+    world: World
+    weight: float
+    pull: bool
+    knock_out: bool
+    schedules: dict = field(default_factory=dict)
+    reps: dict = field(default_factory=dict)
+
+    def answer(self, card, day: int, now: datetime, credit: bool, first: bool = False):
+        """One card answered (a first showing: its credits; a review: (right, credits))."""
+        exercised = [key for key in self.world.exercised(card.key) if key in self.schedules]
+        correct = self.learner.first(card.key, day) if first else self.learner.review(card.key, day, exercised)
+        rating = 3 if correct else 1
+        self.schedules[card.key] = self.scheduler.answer(self.schedules.get(card.key), rating, now, key=card.key,
+                                                         reps=self.reps.get(card.key, 0))
+        self.reps[card.key] = self.reps.get(card.key, 0) + 1
+        credits = self._credit(exercised, rating, now) if credit else 0
+        return credits if first else (correct, credits)
+
+    def _credit(self, exercised: list[str], rating: int, now: datetime) -> int:
+        """The app's rule (`ImplicitCredit.after`): `implicit.moves` over the exercised core cards."""
+        from studytool.study import implicit
+
+        if rating == implicit.AGAIN and not self.pull:
+            return 0
+        found = []
+        for key in exercised:
+            schedule = self.schedules[key]
+            if self.knock_out and rating != implicit.AGAIN and schedule.due <= now:
+                schedule = replace(schedule, due=self.scheduler.days.end_of(now))   # may be credited out of today
+            found.append((self.by_key[key], schedule, self.reps[key]))
+        moved = implicit.moves(found, rating, now, lambda _deck: self.scheduler, self.weight)
+        for card, schedule in moved:
+            self.schedules[card.key] = schedule
+        return len(moved)
 
 
 # --- many seeds, and the arm without credit matched to the credited arm's retention -------------------
@@ -323,14 +347,18 @@ SWEEP = (   # the sensitivity table: (what changes, the world, its keyword argum
     ("transfer 0 (no real practice)", False, {"transfer": 0.0}),
     ("each card exercises one card of each prerequisite topic", True, {}),
     ("the same, no pull after a miss", True, {"pull": False}),
+    ("knock-out: deepest due cards first, a credit can take a due card out of today", False, {"knock_out": True}),
+    ("knock-out, no pull", False, {"knock_out": True, "pull": False}),
+    ("knock-out, each card exercises one card of each prerequisite topic", True, {"knock_out": True}),
+    ("knock-out, one card of each prerequisite topic, no pull", True, {"knock_out": True, "pull": False}),
 )
 
 
-def sweep(seeds: int, common: dict) -> None:
+def sweep(seeds: int, common: dict, rows: slice = slice(None)) -> None:
     print("| change | fewer at desired 0.9 | pass rate (credit / none) | recall (credit / none) "
           "| fewer at equal recall | fewer at equal pass rate |")
     print("|---|---:|---:|---:|---:|---:|")
-    for label, per_card, changes in SWEEP:
+    for label, per_card, changes in SWEEP[rows]:
         result = compare(bundled_world(per_card), seeds, **{**common, **changes})
         on, off = result["on"], result["off"]
         print(f"| {label} | {1 - total_reviews(on) / total_reviews(off):.0%} | "
@@ -351,10 +379,11 @@ def main() -> None:
     parser.add_argument("--weight", type=float, default=WEIGHT,
                         help="the credit rule's weight (the app's: %(default)s)")
     parser.add_argument("--sweep", action="store_true", help="the sensitivity table instead")
+    parser.add_argument("--rows", default=":", help="with --sweep, which rows (a Python slice: 9:)")
     args = parser.parse_args()
     common = dict(days=args.days, new_per_day=args.new, weight=args.weight, transfer=args.transfer)
     if args.sweep:
-        sweep(args.seeds, common)
+        sweep(args.seeds, common, slice(*(int(part) if part else None for part in args.rows.split(":"))))
         return
     world = bundled_world() if args.cards_per_topic == 0 else skill_world(args.cards_per_topic)
     print(f"{args.seeds} seeds x {args.days} days, {len(world.cards)} cards on "
