@@ -332,7 +332,8 @@ def report(result: dict, days: int) -> None:
         equal = result[measure]
         seeds = equal["per_seed"]
         print(f"at equal {name} {equal['target']:.3f} (no credit needs desired {equal['desired']:.3f}, "
-              f"{equal['reviews'] / days:.2f} reviews/day): {equal['saving']:.1%} fewer explicit reviews with credit; "
+              f"{equal['reviews'] / days:.2f} reviews/day): {equal['saving']:.1%} fewer explicit reviews with credit "
+              "(target: >= 15% fewer); "
               f"per seed mean {statistics.mean(seeds):.1%}, sd {statistics.stdev(seeds) if len(seeds) > 1 else 0:.1%}, "
               f"min {min(seeds):.1%}, max {max(seeds):.1%}")
 
