@@ -4,6 +4,7 @@ Nothing heavy is imported at module level: numpy, yaml, fsrs and genanki are
 imported inside the commands that need them, so `studytool --help` is fast.
 """
 
+import inspect
 from pathlib import Path
 from typing import Optional
 
@@ -18,9 +19,9 @@ from studytool.cli.style import Group
 from studytool.config import Settings
 from studytool.i18n import LANGUAGES
 
-# Every command, in the order help lists them in its three panels: a function, or a command group's help line.
-# A group is studytool/cli/commands/<name>.py, imported and built only when named (click's lazy subcommands),
-# so `studytool --help` and `studytool quiz` never build the 22 commands of the five groups.
+# Every command, in the order help lists them in its three panels: a function, or a command group's help line
+# (the group is studytool/cli/commands/<name>.py). Each is built only when named (click's lazy subcommands),
+# so `studytool --help` builds none of the 29 commands and `studytool quiz` builds one.
 STUDY, PROGRESS, TOOLS = "Study", "Your cards and progress", "Decks and tools"
 COMMANDS = {
     "quiz": (STUDY, study.quiz_command),
@@ -36,17 +37,18 @@ COMMANDS = {
     "decks": (TOOLS, "List, show and check decks."),
     "export": (TOOLS, "Export decks to other tools."),
 }
-GROUPS = {name: (panel, help) for name, (panel, help) in COMMANDS.items() if isinstance(help, str)}
 
 
 class _Root(Group):
-    """The top of the app: its own commands, and each group of `GROUPS`, a line in the help until it is used."""
+    """The top of the app: each command of `COMMANDS` is a line in the help until it is named."""
 
     listing = False   # while the top help is drawn
 
     def __init__(self, *args, **attrs):
         super().__init__(*args, **attrs)
-        for name, (panel, help) in GROUPS.items():
+        self.built: set[str] = set()
+        for name, (panel, what) in COMMANDS.items():
+            help = what if isinstance(what, str) else inspect.getdoc(what)
             self.add_command(TyperCommand(name, help=help, rich_help_panel=panel))
 
     def list_commands(self, ctx):
@@ -54,12 +56,14 @@ class _Root(Group):
 
     def get_command(self, ctx, name):
         command = super().get_command(ctx, name)
-        if name in GROUPS and not self.listing and not isinstance(command, click.Group):
-            from importlib import import_module
-
-            command = typer.main.get_command(import_module(f"studytool.cli.commands.{name}").app)
-            command.name, command.help = name, GROUPS[name][1]
-            self.add_command(command)
+        if command is None or self.listing or name in self.built:
+            return command
+        command = typer.main.get_command(_typer_of(name))
+        command.name = name
+        self.built.add(name)
+        if isinstance(COMMANDS[name][1], str):
+            command.help = COMMANDS[name][1]
+        self.add_command(command)
         return command
 
     def format_help(self, ctx, formatter):
@@ -68,6 +72,18 @@ class _Root(Group):
             super().format_help(ctx, formatter)
         finally:
             self.listing = False
+
+
+def _typer_of(name: str) -> typer.Typer:
+    """The typer app of one command of `COMMANDS`: its group's, or one holding just that function."""
+    panel, what = COMMANDS[name]
+    if isinstance(what, str):
+        from importlib import import_module
+
+        return import_module(f"studytool.cli.commands.{name}").app
+    single = typer.Typer(add_completion=False)
+    single.command(name, rich_help_panel=panel)(what)
+    return single
 
 
 app = typer.Typer(
@@ -79,9 +95,6 @@ app = typer.Typer(
     add_completion=True,
     context_settings={"help_option_names": ["--help", "-h"]},   # inherited by every command
 )
-for _name, (_panel, _function) in COMMANDS.items():
-    if _name not in GROUPS:
-        app.command(_name, rich_help_panel=_panel)(_function)
 
 
 def _language(value: Optional[str]) -> Optional[str]:

@@ -1,0 +1,35 @@
+"""The command table: help lists every command without building one; a command is built when it is named."""
+
+import typer.main
+from click.testing import CliRunner
+
+from studytool.cli.app import COMMANDS, app
+
+runner = CliRunner()
+
+
+def built_after(*args: str) -> set[str]:
+    root = typer.main.get_command(app)
+    runner.invoke(root, list(args), env={"STUDYTOOL_LANG": "en"})
+    return root.built
+
+
+def test_help_lists_every_command_in_the_tables_order_and_builds_none():
+    root = typer.main.get_command(app)
+    result = runner.invoke(root, ["--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    positions = [result.stdout.index(f"│ {name} ") for name in COMMANDS]
+    assert positions == sorted(positions)
+    assert root.built == set()
+
+
+def test_naming_a_command_builds_only_that_one():
+    assert built_after("quiz", "--help") == {"quiz"}
+    assert built_after("calc", "softmax", "1", "2") == {"calc"}
+
+
+def test_an_unknown_command_builds_nothing_and_suggests_the_near_one():
+    root = typer.main.get_command(app)
+    result = runner.invoke(root, ["revew"])
+    assert result.exit_code == 2 and "Did you mean 'review'?" in result.stderr
+    assert root.built == set()
