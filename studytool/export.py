@@ -178,7 +178,7 @@ def write_csv(
     """
     selected = _selection(decks, deck_ids, variants)
     if Path(path) == STDOUT:
-        return Exported(len(selected), _write_rows(selected, sys.stdout, progress))
+        return Exported(len(selected), _write_stdout(selected, progress))
     check_target(path, protected, is_csv_export, force)
     rows = 0
 
@@ -191,6 +191,19 @@ def write_csv(
 
     _write_file(path, write)
     return Exported(len(selected), rows)
+
+
+def _write_stdout(selected, progress: Progress) -> int:
+    """The rows on stdout in UTF-8 whatever its encoding: a CSV is data, not text for the terminal."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:   # a text-only stream (a test's StringIO) takes the text as it is
+        return _write_rows(selected, sys.stdout, progress)
+    text = io.TextIOWrapper(buffer, encoding="utf-8", newline="")
+    rows = _write_rows(selected, text, progress)
+    text.flush()
+    text.detach()   # stdout stays usable for whoever writes after
+    return rows
 
 
 def is_csv_export(path: Path) -> bool:

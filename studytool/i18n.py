@@ -74,6 +74,7 @@ ZH: dict[str, str] = {
     "Missing argument {hint}.": "缺少参数 {hint}。",
     "Missing command.": "缺少命令。",
     "No such option: {name} (Possible options: {names})": "没有选项 {name}（可能是：{names}）",
+    "No such option: {name}. Did you mean {names}?": "没有选项 {name}。是不是 {names}？",
     "No such option: {name}": "没有选项 {name}",
     "No such command {name}. Did you mean {names}?": "没有命令 {name}。是不是 {names}？",
     "No such command {name}.": "没有命令 {name}。",
@@ -459,6 +460,9 @@ ZH: dict[str, str] = {
     "must be a whole number, not {input}": "应当是整数，而不是 {input}",
     "must be a number, not {input}": "应当是数字，而不是 {input}",
     "must be one of {choices}, not {input}": "应当是 {choices} 之一，而不是 {input}",
+    "standard output": "标准输出",
+    "{option} is a global option: put it before the command, as in 'studytool {option} … {command}'":
+        "{option} 是全局选项：请放在命令之前，例如 'studytool {option} … {command}'",
     # decks check: problems in a deck file
     "a mapping": "映射",
     "a list": "列表",

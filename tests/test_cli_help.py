@@ -77,6 +77,12 @@ def test_dash_capital_v_is_the_version():
     (["explain", "attention", "--seed", "-1"], "Invalid value for '--seed': must be 0 or more, not -1"),
     (["quiz", "--count", "0"], "Invalid value for '--count': must be 1 or more, not 0"),
     (["calc", "pe", "--d-model", "x", "--positions", "3"], "Invalid value for '--d-model': must be a whole number, not x"),
+    (["quiz", "--count="], "Invalid value for '--count': must be a whole number, not ''"),
+    (["quiz", "--level"], "Option '--level' requires an argument."),   # click raises it without a context
+    (["quiz", "--cout", "3"], "No such option: --cout. Did you mean --count?"),
+    (["quiz", "--db", "x.db"], "--db is a global option: put it before the command, as in 'studytool --db … quiz'"),
+    (["review", "--retention", "5"], "Invalid value for '--retention': must be from 0.7 to 0.99, not 5.0"),
+    (["cards", "show"], "Missing argument 'DECK/ID'."),
 ])
 def test_a_usage_error_is_the_usage_line_and_one_plain_error_line(args, error):
     result = runner.invoke(app, args)
@@ -92,3 +98,14 @@ def test_a_usage_error_of_the_global_options_is_plain_too():
     assert result.exit_code == 2
     assert result.stderr.splitlines() == ["Usage: studytool [OPTIONS] COMMAND [ARGS]...",
                                           "Error: Invalid value for '--lang': must be one of 'en', 'zh', not fr"]
+
+
+@pytest.mark.parametrize("args, lines", [
+    (["--db"], ["Usage: studytool [OPTIONS] COMMAND [ARGS]...", "Error: Option '--db' requires an argument."]),
+    (["--lang", "zh", "--db"], ["用法：studytool [OPTIONS] COMMAND [ARGS]...", "错误：选项 '--db' 需要一个值。"]),
+    (["--lang=zh", "--bogus"], ["用法：studytool [OPTIONS] COMMAND [ARGS]...", "错误：没有选项 --bogus"]),
+])
+def test_a_usage_error_before_any_command_has_its_usage_line_in_the_language_asked(args, lines):
+    """--lang is read before click parses a word: an error in the global options is in that language too."""
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and result.stderr.splitlines() == lines

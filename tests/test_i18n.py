@@ -112,7 +112,7 @@ def test_env_var_and_locale_reach_the_command_line(env, tmp_path):
     (["quiz", "--count", "0"], "错误：'--count' 的值无效：应当不小于 1，而不是 0"),
     (["calc", "pe", "--positions", "3"], "错误：缺少选项 '--d-model'。"),
     (["decks", "show"], "错误：缺少参数 'DECK'。"),
-    (["quiz", "--cout", "3"], "错误：没有选项 --cout（可能是：--count）"),
+    (["quiz", "--cout", "3"], "错误：没有选项 --cout。是不是 --count？"),
     (["quizz"], "错误：没有命令 'quizz'。是不是 'quiz'？"),
     (["quiz", "extra"], "错误：多余的参数（extra）"),
 ])

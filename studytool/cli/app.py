@@ -66,6 +66,12 @@ class _Root(Group):
         self.add_command(command)
         return command
 
+    def make_context(self, info_name, args, parent=None, **extra):
+        from studytool.i18n import set_language
+
+        set_language(_language_asked(args))
+        return super().make_context(info_name, args, parent=parent, **extra)
+
     def format_help(self, ctx, formatter):
         self.listing = True
         try:
@@ -82,8 +88,12 @@ def _typer_of(name: str) -> typer.Typer:
 
         return import_module(f"studytool.cli.commands.{name}").app
     single = typer.Typer(add_completion=False)
-    single.command(name, rich_help_panel=panel)(what)
+    single.command(name, rich_help_panel=panel, context_settings=_CONTEXT.get(name))(what)
     return single
+
+
+# `config new_per_day -1` is a value to refuse in words, not an unknown option "-1".
+_CONTEXT = {"config": {"ignore_unknown_options": True}}
 
 
 app = typer.Typer(
@@ -97,12 +107,18 @@ app = typer.Typer(
 )
 
 
-def _language(value: Optional[str]) -> Optional[str]:
-    """Set the interface language as soon as `--lang` is parsed, so that an unknown command is reported in it."""
-    from studytool.i18n import set_language
-
-    set_language(value)
-    return value
+def _language_asked(args: list[str]) -> Optional[str]:
+    """The language `--lang X` (or `--lang=X`) asks for, read before click parses a word, so that every usage
+    error, of the global options too, is in that language; None when none is asked (or not en/zh)."""
+    for i, arg in enumerate(args):
+        if arg == "--lang" and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith("--lang="):
+            value = arg.removeprefix("--lang=")
+        else:
+            continue
+        return value.lower() if value.lower() in LANGUAGES else None
+    return None
 
 
 def _version(value: bool) -> None:
@@ -116,7 +132,7 @@ def _global(
     ctx: typer.Context,
     db: Optional[Path] = typer.Option(None, "--db", metavar="PATH", help="Progress database (default: $STUDYTOOL_HOME/studytool.db)."),
     deck_path: list[Path] = typer.Option([], "--deck-path", metavar="PATH", help="Extra deck file or folder (repeatable)."),
-    lang: Optional[str] = typer.Option(None, "--lang", metavar="en|zh", callback=_language, is_eager=True,
+    lang: Optional[str] = typer.Option(None, "--lang", metavar="en|zh",
                                        click_type=click.Choice(LANGUAGES, case_sensitive=False),
                                        help="Interface language: en or zh (default: $STUDYTOOL_LANG, then the locale)."),
     version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."),

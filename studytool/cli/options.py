@@ -17,14 +17,14 @@ DFF = Annotated[Optional[int], typer.Option("--d-ff", metavar="D_FF", help="FFN 
 Batch = Annotated[int, typer.Option("--batch", metavar="B", help="Batch size B.")]
 
 
-def within(low: int, high: int | None = None):
-    """The check of a whole-number option's bounds, as its `callback`.
+def within(low: float, high: float | None = None):
+    """The check of a number option's bounds, as its `callback`.
 
     Not typer's `min=`/`max=`: those print `[x>=1]` in help; a value out of range is explained when it is given.
     """
     from studytool.i18n import _
 
-    def check(value: int | None) -> int | None:
+    def check(value: float | None) -> float | None:
         if value is not None and (value < low or (high is not None and value > high)):
             if high is None:
                 raise typer.BadParameter(_("must be {ge} or more, not {input}").format(ge=low, input=value))

@@ -8,6 +8,7 @@ Only public typer and click API: `TyperGroup` is typer's documented class for cu
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from contextlib import contextmanager
 
 import click
@@ -29,12 +30,13 @@ class Group(TyperGroup):
     """
 
     def make_context(self, info_name, args, parent=None, **extra):
-        with _usage_errors_plain():   # the group's own options (--db, --lang ...)
+        # the group's own options (--db, --lang ...): a parse error there has no context yet
+        with _usage_errors_plain(lambda: click.Context(self, info_name=info_name, parent=parent)):
             return super().make_context(info_name, args, parent=parent, **extra)
 
     def invoke(self, ctx):
         try:
-            with _usage_errors_plain():   # a command's options, parsed when it is invoked
+            with _usage_errors_plain(lambda: _subcommand_context(self, ctx)):   # a command's own options
                 return super().invoke(ctx)
         except StudytoolError as error:
             from studytool.files import printable
@@ -43,23 +45,44 @@ class Group(TyperGroup):
             raise click.exceptions.Exit(1) from None
 
 
+def _subcommand_context(group: click.Group, ctx: click.Context) -> click.Context:
+    """The context of the command `ctx` was about to run, for its usage line (click parses before making one)."""
+    name = ctx.invoked_subcommand
+    command = group.get_command(ctx, name) if name else None
+    return click.Context(command, info_name=name, parent=ctx) if command is not None else ctx
+
+
 @contextmanager
-def _usage_errors_plain():
-    """Show a usage error as click does without rich: the usage line, then one `Error:` line; exit 2."""
+def _usage_errors_plain(context: Callable[[], click.Context]):
+    """Show a usage error as click does without rich: the usage line, then one `Error:` line; exit 2.
+
+    `context` gives the one whose usage is shown when click raised the error without one.
+    """
     try:
         yield
     except click.exceptions.NoArgsIsHelpError:
         raise   # "no arguments, so help": click shows the help itself
     except click.UsageError as error:
-        if error.ctx is not None:
-            usage = error.ctx.get_usage().removeprefix("Usage: ")
-            sys.stderr.write(_("Usage: {usage}").format(usage=usage) + "\n")
+        ctx = error.ctx or context()
+        sys.stderr.write(_("Usage: {usage}").format(usage=ctx.get_usage().removeprefix("Usage: ")) + "\n")
         from studytool.files import printable
 
-        error.message = _translated(error.message, _value_wording())
+        error.message = _global_option_hint(error, ctx) or _translated(error.message, _value_wording())
         message = printable(_translated(error.format_message(), _click_wording()))   # it quotes the value as typed
         sys.stderr.write(_("Error: {message}").format(message=message) + "\n")
         raise click.exceptions.Exit(error.exit_code) from None
+
+
+def _global_option_hint(error: click.UsageError, ctx: click.Context) -> str | None:
+    """`quiz --lang zh` names an option of the whole app after a command: say where it goes."""
+    if not isinstance(error, click.NoSuchOption) or ctx.parent is None:
+        return None
+    root = ctx.find_root()
+    if not any(error.option_name in param.opts for param in root.command.params):
+        return None
+    error.possibilities = None   # click's "Did you mean" would name an option of the command instead
+    return _("{option} is a global option: put it before the command, as in 'studytool {option} … {command}'").format(
+        option=error.option_name, command=ctx.info_name)
 
 
 def _value_wording() -> dict[str, str]:
@@ -80,7 +103,7 @@ def _click_wording() -> dict[str, str]:
         "Missing argument {hint}.": _("Missing argument {hint}."),
         "Missing command.": _("Missing command."),
         "No such option: {name} (Possible options: {names})": _("No such option: {name} (Possible options: {names})"),
-        "No such option: {name} Did you mean {names}?": _("No such option: {name} (Possible options: {names})"),
+        "No such option: {name} Did you mean {names}?": _("No such option: {name}. Did you mean {names}?"),
         "No such option: {name}": _("No such option: {name}"),
         "No such command {name}. Did you mean {names}?": _("No such command {name}. Did you mean {names}?"),
         "No such command {name}.": _("No such command {name}."),
@@ -100,9 +123,9 @@ def _translated(text: str, wordings: dict[str, str]) -> str:
 
     for wording, translated in wordings.items():
         pattern = re.escape(wording)
-        pattern = re.sub(r"\\\{(\w+)!r\\\}", r"'(?P<\1>.+?)'", pattern)
+        pattern = re.sub(r"\\\{(\w+)!r\\\}", r"'(?P<\1>.*?)'", pattern)
         pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", pattern)
         found = re.fullmatch(pattern, text, flags=re.DOTALL)
         if found:
-            return translated.format(**found.groupdict())
+            return translated.format(**{name: value or "''" for name, value in found.groupdict().items()})
     return text

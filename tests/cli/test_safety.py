@@ -64,6 +64,23 @@ def test_an_ascii_terminal_gets_stand_ins_for_glyphs(home, args):
     assert b"Traceback" not in result.stderr
 
 
+def test_data_on_an_ascii_stdout_is_the_same_data(home, tmp_path):
+    """CSV and JSON are data, not text to show: an ASCII terminal must not turn '，' into ',' (a new column)."""
+    import csv
+    import io
+    import json
+
+    result = studytool(home, "export", "csv", "-", env={"PYTHONIOENCODING": "ascii"})
+    assert result.returncode == 0, result.stderr
+    assert studytool(home, "export", "csv", str(tmp_path / "file.csv")).returncode == 0
+    rows = list(csv.reader(io.StringIO(result.stdout.decode("utf-8"))))
+    assert rows == list(csv.reader(io.StringIO((tmp_path / "file.csv").read_text(encoding="utf-8-sig"))))
+    sheet = ["worksheet", "--format", "json", "--count", "3", "--seed", "2"]
+    ascii_json = studytool(home, *sheet, env={"PYTHONIOENCODING": "ascii"})
+    ascii_json.stdout.decode("ascii")
+    assert json.loads(ascii_json.stdout) == json.loads(studytool(home, *sheet).stdout)
+
+
 def test_an_ascii_terminal_may_type_chinese(home):
     result = studytool(home, "quiz", "--deck", "hostile", input="特征维\n3\n".encode(), env={"PYTHONIOENCODING": "ascii"})
     assert result.returncode == 0, result.stderr

@@ -79,6 +79,7 @@ def test_review_new_is_a_one_off_and_retention_is_remembered(env):
 
 @pytest.mark.parametrize("args, message", [
     (["config", "retention", "1.5"], "retention must be a number from 0.7 to 0.99"),
+    (["config", "new_per_day", "-1"], "new_per_day must be a whole number from 0 to 9999"),   # not an option "-1"
     (["config", "nope"], "unknown setting 'nope'; settings: new_per_day, max_reviews_per_day, retention, day_start, "
                          "leech_threshold, learning_steps, relearning_steps, parameters, implicit_credit"),
     (["config", "day_start", "5", "--deck", "drill"], "day_start is one value for every deck (as in Anki); drop --deck"),

@@ -26,8 +26,10 @@ def _export(write, done: str, out: Path, settings, deck_ids: list[str], variants
         exported = write(decks, out, deck_ids=deck_ids, variants=variants, force=force, protected=[settings.db_path],
                          progress=lambda done, total: bar.update(task, completed=done, total=total))
     # With `-` the file is stdout, so the summary goes to stderr to keep the data clean.
-    screen = err_console() if out == Path("-") else console()
-    screen.print(done.format(count=exported.notes, decks=exported.decks, path=out), markup=False)
+    to_stdout = out == Path("-")
+    screen = err_console() if to_stdout else console()
+    path = _("standard output") if to_stdout else out
+    screen.print(done.format(count=exported.notes, decks=exported.decks, path=path), markup=False)
 
 
 def _command(name: str, writer: str, metavar: str, out_help: str, variants: int, variants_help: str,

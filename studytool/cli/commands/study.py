@@ -73,7 +73,7 @@ def review_command(
         None, "--new", metavar="N", callback=within(0, 9999),   # config new_per_day's bound
         help="New cards today, this once, for every deck and in all (default: config new_per_day)."),
     retention: Optional[float] = typer.Option(
-        None, "--retention", metavar="R", help="Desired retention (0.7-0.99); remembered in the database. Default 0.9."),
+        None, "--retention", metavar="R", callback=within(0.7, 0.99), help="Desired retention (0.7-0.99); remembered in the database. Default 0.9."),
     as_json: Annotated[bool, _SESSION_JSON] = False,
 ) -> None:
     """Spaced repetition (FSRS, scheduled as Anki does): learning steps and cards due today, then new cards.

@@ -28,10 +28,19 @@ def err_console() -> Console:
 
 
 def print_json(document: object) -> None:
-    """Print one JSON document on stdout, nothing else."""
+    """Print one JSON document on stdout, nothing else.
+
+    JSON is data: where stdout cannot encode a character (PYTHONIOENCODING=ascii) it is escaped as JSON
+    allows (\\uXXXX), never replaced by the terminal's stand-in (a full-width comma would become a comma).
+    """
     import json
 
-    sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    text = json.dumps(document, ensure_ascii=False, indent=2)
+    try:
+        text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(document, indent=2)
+    sys.stdout.write(text + "\n")
 
 
 def _wide(char: str) -> bool:
