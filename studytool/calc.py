@@ -138,6 +138,7 @@ def positional_encoding(d_model: int, positions: int) -> dict[str, Any]:
 
 MASK_MAX_LEN = 512      # keys (and queries) of one drawn mask
 WEIGHTS_MAX_SEQ = 16    # --weights draws an L x L grid per head
+WEIGHTS_MAX_D_MODEL = 1024   # --weights builds a real layer: its (3d, d) weights are 25 MB at 1024, 240 GB at 10^5
 
 
 def parse_lengths(text: str) -> list[int]:
@@ -182,6 +183,9 @@ def attention_weights(seq: int, d_model: int, heads: int, seed: int) -> dict[str
     if seq > WEIGHTS_MAX_SEQ:
         raise StudytoolError(_("--weights draws an L x L grid per head: use --seq {most} or less").format(
             most=WEIGHTS_MAX_SEQ))
+    if d_model > WEIGHTS_MAX_D_MODEL:
+        raise StudytoolError(_("--weights builds a real attention layer: use --d-model {most} or less").format(
+            most=WEIGHTS_MAX_D_MODEL))
     x = np.random.default_rng(seed).standard_normal((1, seq, d_model))  # (1, L, d)
     _out, weights = MultiHeadAttention(d_model, heads, seed=seed)(x, x, x)  # weights (1, H, L, L)
     return {"seed": seed, "heads": weights[0].tolist()}
@@ -251,15 +255,24 @@ def params(
     }
 
 
+def _trace(*sizes: int, **named: int | None) -> list[Any]:
+    """`trace_shapes`, with sizes past what NumPy can index (checked before any array is made) as one line."""
+    from studytool.engine.shapes import TooLargeToTrace, trace_shapes
+
+    try:
+        return trace_shapes(*sizes, **named)
+    except TooLargeToTrace:
+        raise StudytoolError(_("these sizes are too large to trace: an array would have more elements than NumPy "
+                               "can index; try smaller sizes (the shapes scale the same way)")) from None
+
+
 def attention(batch: int, seq: int, d_model: int, heads: int, weights_seed: int | None = None) -> dict[str, Any]:
     """The multi-head self-attention shape chain of one encoder layer, as the engine records it;
     with `weights_seed`, also the weights of a seeded example (`attention_weights`)."""
-    from studytool.engine import trace_shapes
-
     _check_sizes(batch=batch, seq=seq, d_model=d_model, heads=heads)
     _check_heads(d_model, heads)
     # vocab and d_ff do not touch self-attention; the smallest sizes keep the trace cheap
-    steps = trace_shapes(batch, seq, d_model, heads, vocab=1, d_ff=1)
+    steps = _trace(batch, seq, d_model, heads, vocab=1, d_ff=1)
     prefix = "self-attention: "
     chain = [s for s in steps if s.name == "source + positional encoding"] + [
         s for s in steps
@@ -279,16 +292,10 @@ def shapes(
     batch: int, seq: int, d_model: int, heads: int, vocab: int, d_ff: int | None = None, tgt_seq: int | None = None
 ) -> dict[str, Any]:
     """The whole data flow, step by step, as the engine records it."""
-    from studytool.engine import trace_shapes
-
     d_ff = 4 * d_model if d_ff is None else d_ff
     _check_sizes(batch=batch, seq=seq, d_model=d_model, heads=heads, vocab=vocab, d_ff=d_ff, tgt_seq=tgt_seq)
     _check_heads(d_model, heads)
-    try:
-        steps = trace_shapes(batch, seq, d_model, heads, vocab, d_ff=d_ff, tgt_len=tgt_seq)
-    except (ValueError, OverflowError, MemoryError):   # NumPy cannot even describe an array of 10^18+ elements
-        raise StudytoolError(_("these sizes are too large to trace: an array would have more elements than NumPy "
-                               "can index; try smaller sizes (the shapes scale the same way)")) from None
+    steps = _trace(batch, seq, d_model, heads, vocab, d_ff=d_ff, tgt_len=tgt_seq)
     return {
         "batch": batch, "seq": seq, "tgt_seq": tgt_seq if tgt_seq is not None else seq,
         "d_model": d_model, "heads": heads, "d_ff": d_ff, "vocab": vocab,

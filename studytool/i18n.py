@@ -393,6 +393,7 @@ ZH: dict[str, str] = {
     "give one of --causal N or --lengths 3,5,2": "请给出 --causal N 或 --lengths 3,5,2 其中之一",
     "a mask over {n} positions is too large to draw (at most {most})": "{n} 个位置的掩码太大，画不下（最多 {most}）",
     "--weights draws an L x L grid per head: use --seq {most} or less": "--weights 为每个头画一张 L x L 的图：请用 --seq {most} 或更小",
+    "--weights builds a real attention layer: use --d-model {most} or less": "--weights 会建一个真实的注意力层：请用 --d-model {most} 或更小",
     "The notes' d = 3 table": "笔记里 d = 3 的表",
     "Picture: PE of {positions} positions x {dims} dimensions (rows = positions)":
         "图：{positions} 个位置 x {dims} 个维度的位置编码（行 = 位置）",
@@ -562,6 +563,7 @@ ZH: dict[str, str] = {
     "cannot back up {db} into {folder} ({reason}); nothing was written": "无法把 {db} 备份到 {folder}（{reason}）；没有写入任何内容",
     "{db} is healthy; add --force to replace it with {name} (it is kept beside it)": "{db} 完好；要用 {name} 替换它请加 --force（原文件会保留在旁边）",
     "every backup in {folder} is damaged": "{folder} 中的备份都已损坏",
+    "{first}; {count} more problems": "{first}；另有 {count} 处问题",
     "cannot restore {db}: {reason}": "无法恢复 {db}：{reason}",
     "the progress database holds {value!r} where a time belongs; see 'studytool backup list' to restore a backup": "学习进度数据库中本应是时间的地方是 {value!r}；可用 'studytool backup list' 查看并恢复备份",
     "the progress database holds a schedule fsrs cannot use for {key} (state {state!r}, step {step!r}, stability {stability!r}, difficulty {difficulty!r}); see 'studytool backup list' to restore a backup": "学习进度数据库中 {key} 的排程 fsrs 无法使用（state {state!r}、step {step!r}、stability {stability!r}、difficulty {difficulty!r}）；可用 'studytool backup list' 查看并恢复备份",

@@ -198,6 +198,13 @@ def test_every_subcommand_renders_a_table_and_prints_json(args):
     (["shapes", "--batch", "2", "--seq", "3", "--d-model", "8", "--heads", "0", "--vocab", "10"], "heads"),
     (["shapes", "--batch", "2", "--seq", "3", "--d-model", "8", "--heads", "2", "--vocab", "10",
       "--tgt-seq", "0"], "tgt_seq"),
+    # past what NumPy can index even shape-only: the same line for every command that traces
+    (["attention", "--batch", "1", "--seq", "99999999999"], "too large to trace"),
+    (["attention", "--batch", "99999999999", "--seq", "99999999", "--d-model", "512"], "too large to trace"),
+    (["attention", "--batch", "1", "--seq", "9" * 30], "too large to trace"),
+    (["shapes", "--batch", "1", "--seq", "2", "--vocab", "2", "--d-model", "99999999999", "--heads", "1"],
+     "too large to trace"),
+    (["attention", "--batch", "1", "--seq", "4", "--d-model", "2048", "--weights"], "--d-model 1024"),
 ])
 def test_bad_input_is_one_line_and_exit_1(args, words):
     result = runner.invoke(app, ["--lang", "en", "calc", *args])

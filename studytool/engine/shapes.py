@@ -18,6 +18,12 @@ from .transformer import Transformer
 
 # Above this many elements in the largest array, trace on MetaArrays instead of real ones.
 _REAL_LIMIT = 2_000_000
+# NumPy refuses even a shape-only view whose bytes (elements x 8 for float64) pass its index type.
+MAX_ELEMENTS = np.iinfo(np.intp).max // np.dtype(np.float64).itemsize
+
+
+class TooLargeToTrace(ValueError):
+    """An array of the trace would have more elements than NumPy can index, even shape-only."""
 
 
 def _embed(embedding: Embedding, ids: Array, label: str) -> Array:
@@ -42,6 +48,13 @@ def _check(**sizes: int | None) -> None:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
 
+def largest_array(batch: int, length: int, d_model: int, n_heads: int, vocab: int, d_ff: int) -> int:
+    """Elements of the largest array a trace makes: the scores (B, H, L, L), an activation (B, L, 3d | d_ff | V)
+    (3d: the fused Q, K, V projection), or a weight matrix (V, d), (3d, d), (d_ff, d)."""
+    return max(batch * n_heads * length * length, batch * length * max(3 * d_model, d_ff, vocab),
+               vocab * d_model, d_model * max(3 * d_model, d_ff))
+
+
 def trace_shapes(
     batch: int, src_len: int, d_model: int, n_heads: int, vocab: int,
     d_ff: int = 2048, tgt_len: int | None = None,
@@ -56,9 +69,9 @@ def trace_shapes(
         raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
     tgt_len = src_len if tgt_len is None else tgt_len
     longest = max(src_len, tgt_len)
-    largest = max(
-        batch * n_heads * longest * longest, batch * longest * max(d_ff, vocab), vocab * d_model, d_model * d_ff
-    )
+    largest = largest_array(batch, longest, d_model, n_heads, vocab, d_ff)
+    if largest > MAX_ELEMENTS:
+        raise TooLargeToTrace(f"an array of {largest} elements: NumPy indexes at most {MAX_ELEMENTS}")
     device = "cpu" if largest <= _REAL_LIMIT else "meta"
 
     rng = np.random.default_rng(0)

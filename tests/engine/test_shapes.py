@@ -3,6 +3,8 @@
 import tracemalloc
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from studytool.engine import ShapeStep, trace_shapes
 import studytool.engine.shapes as shapes_module
@@ -90,3 +92,37 @@ def test_real_and_shape_only_runs_record_the_same_steps(monkeypatch):
 def test_bad_sizes_are_value_errors(args):
     with pytest.raises(ValueError):
         trace_shapes(*args)
+
+
+# --- sizes past what NumPy can index -------------------------------------------------------------------
+
+
+def test_the_largest_array_numpy_can_index_is_traced_and_one_more_element_is_refused():
+    # with L = H = d = d_ff = V = 1 the largest array is the fused Q, K, V projection (B, 1, 3)
+    batch = shapes_module.MAX_ELEMENTS // 3
+    assert 3 * batch == shapes_module.MAX_ELEMENTS
+    steps = trace_shapes(batch, 1, 1, 1, 1, d_ff=1)
+    assert shape_of(steps, "softmax over vocabulary") == (batch, 1, 1)
+    with pytest.raises(shapes_module.TooLargeToTrace):
+        trace_shapes(batch + 1, 1, 1, 1, 1, d_ff=1)
+
+
+def test_a_weight_matrix_past_the_limit_is_refused_though_no_activation_is():
+    # the fused (3d, d) projection of d = 10^9 has 3 x 10^18 elements; one token of one sentence has 3 x 10^9
+    with pytest.raises(shapes_module.TooLargeToTrace):
+        trace_shapes(1, 1, 10**9, 1, 1, d_ff=1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(batch=st.integers(1, 10**12), length=st.integers(1, 10**12), d_k=st.integers(1, 10**7),
+       heads=st.integers(1, 64), vocab=st.integers(1, 10**12), d_ff=st.integers(1, 10**12))
+def test_any_size_is_traced_or_refused_as_too_large_and_nothing_else(batch, length, d_k, heads, vocab, d_ff):
+    d_model = d_k * heads
+    try:
+        steps = trace_shapes(batch, length, d_model, heads, vocab, d_ff=d_ff)
+    except shapes_module.TooLargeToTrace:
+        # refused only when an array the trace makes really is past the limit
+        assert max(batch * heads * length**2, batch * length * max(3 * d_model, d_ff, vocab), vocab * d_model,
+                   d_model * max(3 * d_model, d_ff)) > shapes_module.MAX_ELEMENTS
+        return
+    assert shape_of(steps, "softmax over vocabulary") == (batch, length, vocab)
