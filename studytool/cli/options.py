@@ -10,9 +10,10 @@ Decks = Annotated[list[str], typer.Option("--deck", metavar="DECK", help="Only t
 Tags = Annotated[list[str], typer.Option("--tag", metavar="TAG", help="Only cards with this tag (repeatable).")]
 Topic = Annotated[Optional[str], typer.Option("--topic", metavar="TOPIC", help="Only cards on this topic (id or alias).")]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
-DModel = Annotated[int, typer.Option("--d-model", metavar="D",
+DModel = Annotated[int, typer.Option("--d-model", metavar="D", show_default=False,
                                      help="Model width d_model (default: 512, the notes' base model).")]
-Heads = Annotated[int, typer.Option("--heads", metavar="H", help="Number of heads h (must divide d_model; default: 8).")]
+Heads = Annotated[int, typer.Option("--heads", metavar="H", show_default=False,
+                                    help="Number of heads h (must divide d_model; default: 8).")]
 DFF = Annotated[Optional[int], typer.Option("--d-ff", metavar="D_FF", help="FFN hidden width (default: 4 * d_model).")]
 Batch = Annotated[int, typer.Option("--batch", metavar="B", help="Batch size B.")]
 

@@ -111,7 +111,7 @@ def calc_params(
     d_model: DModel = 512,
     heads: Heads = 8,
     d_ff: DFF = None,
-    layers: int = typer.Option(6, "--layers", metavar="N", help="Layers per stack N (default: 6)."),
+    layers: int = typer.Option(6, "--layers", metavar="N", show_default=False, help="Layers per stack N (default: 6)."),
     vocab: Optional[int] = typer.Option(None, "--vocab", metavar="V", help="Vocabulary size (adds embedding and output projection)."),
     no_bias: bool = typer.Option(False, "--no-bias", help="Only the notes' convention: weight matrices, no biases or LayerNorms."),
     as_json: Json = False,

@@ -17,7 +17,7 @@ def config_command(
     as_json: Json = False,
 ) -> None:
     """Show or set the remembered settings: new_per_day, max_reviews_per_day, retention, day_start,
-    leech_threshold, learning_steps, relearning_steps and the FSRS parameters.
+    leech_threshold, learning_steps, relearning_steps, the FSRS parameters and implicit_credit.
 
     'config' shows all, 'config KEY' one, 'config KEY VALUE' remembers VALUE, 'config KEY --reset' forgets it.
     """

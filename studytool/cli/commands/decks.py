@@ -29,7 +29,7 @@ def decks_list(ctx: typer.Context, json_: Json = False) -> None:
 @app.command("show")
 def decks_show(
     ctx: typer.Context,
-    deck: str = typer.Argument(..., metavar="DECK", help="A deck id (see 'studytool decks list')."),
+    deck_id: str = typer.Argument(..., metavar="DECK", help="A deck id (see 'studytool decks list')."),
     json_: bool = typer.Option(False, "--json", help="One JSON document with every field of every card."),
 ) -> None:
     """The cards of one deck: id, kind, topic, tags and the question."""
@@ -37,7 +37,7 @@ def decks_show(
     from studytool.cli.render.decks import deck_json, render_deck
     from studytool.decks.loader import get_deck
 
-    found = get_deck(ctx.obj, deck)
+    found = get_deck(ctx.obj, deck_id)
     if json_:
         print_json(deck_json(found))
     else:
