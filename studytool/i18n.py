@@ -499,6 +499,8 @@ ZH: dict[str, str] = {
     "must not be empty": "不能为空",
     "must be a finite number": "必须是有限的数",
     "must not be negative": "不能为负",
+    "must be at most {most} in size (what float64 holds exactly and a learner can type), got {value}": "绝对值不能超过 {most}（float64 能精确表示、学习者能输入的范围），实际是 {value}",
+    "must be 0 (exact) or at least {least}: a float64 answer has no finer digits to grade, got {value}": "必须是 0（精确）或不小于 {least}：float64 答案没有更细的位数可评分，实际是 {value}",
     "must be a positive integer, got {value}": "必须是正整数，实际是 {value}",
     "must be a list, got {got}": "必须是列表，实际是{got}",
     "must have {lo} to {hi} entries, got {n}": "应有 {lo} 到 {hi} 项，实际 {n} 项",

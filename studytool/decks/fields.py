@@ -18,8 +18,9 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from studytool.decks.kinds import FLOAT_TOLERANCE, KINDS, TAGS
+from studytool.decks.kinds import FLOAT_TOLERANCE, KINDS, MIN_TOLERANCE, TAGS
 from studytool.i18n import _
+from studytool.problems.reading import MAX_MAGNITUDE
 
 ID = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
 LETTERS = "ABCDEFGH"
@@ -36,6 +37,9 @@ _construct = yaml.constructor.SafeConstructor()
 # clipboard with OSC 52, hide links with OSC 8) or cannot be printed at all.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 MAX_NUMBER_CHARS = 100   # checked before conversion: int() refuses 4,300 digits, float() of 400 overflows
+# A number as YAML 1.2 (and JSON, and the schema's editors) reads it, with an exponent: 1e-6, 1.0e308, 2E+3.
+# PyYAML's YAML 1.1 wants a dot and a signed exponent, so it reads these as text; in a number field they are numbers.
+_EXPONENT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+\Z")
 
 
 class Bad(Exception):
@@ -99,15 +103,38 @@ def boolean(node: Node) -> bool:
     return _construct.construct_yaml_bool(_scalar(node, BOOLEAN, _("true or false")))
 
 
+def _short(written: str) -> str:
+    """A number as written, cut to a glance (a refused one may have 100 digits)."""
+    return written if len(written) <= 24 else written[:20] + "…"
+
+
+def power_of_ten(value: float) -> str:
+    """10^15 as `1e15`, 10^-9 as `1e-9`: a bound as it may be written in a deck."""
+    return f"1e{round(math.log10(value))}"
+
+
+def _exponent_text(node: Node) -> bool:
+    """A plain (unquoted) scalar PyYAML read as text that YAML 1.2 reads as a number: `1e-6`."""
+    # a plain scalar's style is None from PyYAML's composer, "" from libyaml's
+    return isinstance(node, ScalarNode) and node.tag == STR and not node.style and bool(_EXPONENT.match(node.value))
+
+
 def number(node: Node) -> int | float:
-    node = _scalar(node, NUMBER, _("a number"))
+    exponent = _exponent_text(node)
+    node = _scalar(node, NUMBER | TEXT if exponent else NUMBER, _("a number"))
     if len(node.value) > MAX_NUMBER_CHARS:
         raise Bad(_("a number written with more than {n} characters is not allowed").format(n=MAX_NUMBER_CHARS), node)
-    if node.tag == INT and node.value.isdecimal() and node.value[0] != "0":
-        return int(node.value)   # the common case; YAML's own rules for 0x.., 017, 1_000, 1:30 below
-    value = _construct.construct_yaml_int(node) if node.tag == INT else _construct.construct_yaml_float(node)
+    if exponent:
+        value = float(node.value)
+    elif node.tag == INT and node.value.isdecimal() and node.value[0] != "0":
+        value = int(node.value)   # the common case; YAML's own rules for 0x.., 017, 1_000, 1:30 below
+    else:
+        value = _construct.construct_yaml_int(node) if node.tag == INT else _construct.construct_yaml_float(node)
     if not math.isfinite(value):
         raise Bad(_("must be a finite number"), node)
+    if abs(value) > MAX_MAGNITUDE:
+        raise Bad(_("must be at most {most} in size (what float64 holds exactly and a learner can type), got "
+                    "{value}").format(most=power_of_ten(MAX_MAGNITUDE), value=_short(node.value)), node)
     return value
 
 
@@ -115,6 +142,9 @@ def tolerance(node: Node) -> int | float:
     value = number(node)
     if value < 0:
         raise Bad(_("must not be negative"), node)
+    if 0 < value < MIN_TOLERANCE:
+        raise Bad(_("must be 0 (exact) or at least {least}: a float64 answer has no finer digits to grade, got "
+                    "{value}").format(least=power_of_ten(MIN_TOLERANCE), value=_short(node.value)), node)
     return value
 
 
@@ -194,7 +224,7 @@ def plain(node: Node, depth: int = 0) -> Any:
         return {key: plain(value, depth + 1) for key, value in mapping_pairs(node).items()}
     if isinstance(node, SequenceNode):
         return [plain(item, depth + 1) for item in node.value]
-    if node.tag in (INT, FLOAT):
+    if node.tag in (INT, FLOAT) or _exponent_text(node):
         return number(node)
     if node.tag == BOOL:
         return boolean(node)
@@ -269,10 +299,10 @@ FIELD_TYPES: dict[str, FieldType] = {
     "former": FieldType(former_ids, _ref("former")),
     "text": FieldType(text, _ref("text")),
     "boolean": FieldType(boolean, lambda: {"type": "boolean"}),
-    "number": FieldType(number, lambda: {"type": "number"}),
+    "number": FieldType(number, _ref("bounded-number")),
     "tolerance": FieldType(tolerance, _ref("tolerance")),
-    "numbers": FieldType(numbers, lambda: _list_of({"type": "number"}, 1)),
-    "shape": FieldType(shape, lambda: _list_of({"type": "integer", "minimum": 1}, 1)),
+    "numbers": FieldType(numbers, lambda: _list_of({"$ref": "#/$defs/bounded-number"}, 1)),
+    "shape": FieldType(shape, lambda: _list_of({"type": "integer", "minimum": 1, "maximum": MAX_MAGNITUDE}, 1)),
     "options": FieldType(options, lambda: _list_of({"$ref": "#/$defs/text"}, 2, 8, unique=True)),
     "order_items": FieldType(order_items, lambda: _list_of({"$ref": "#/$defs/text"}, 3, 8, unique=True)),
     "letters": FieldType(letters, lambda: {"oneOf": [{"$ref": "#/$defs/letter"},
@@ -288,6 +318,12 @@ DEFINITIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "text": lambda: {"type": "string", "pattern": r"\S"},
     "former": lambda: _list_of({"$ref": "#/$defs/id"}, 1, unique=True),
     "letter": lambda: {"enum": list(LETTERS)},
-    "tolerance": lambda: {"type": "number", "minimum": 0, "description": "Absolute tolerance (default: exact for "
-                          f"integers, {FLOAT_TOLERANCE.abs:g} for floats)."},
+    "bounded-number": lambda: {"type": "number", "minimum": -MAX_MAGNITUDE, "maximum": MAX_MAGNITUDE,
+                               "description": f"At most {power_of_ten(MAX_MAGNITUDE)} in size: float64 holds every "
+                                              "integer up to it exactly, and a learner can type it."},
+    "tolerance": lambda: {"type": "number", "anyOf": [{"const": 0}, {"minimum": MIN_TOLERANCE}],
+                          "maximum": MAX_MAGNITUDE,
+                          "description": "Absolute tolerance: 0 (exact) or from "
+                                         f"{power_of_ten(MIN_TOLERANCE)} (9 decimals) to {power_of_ten(MAX_MAGNITUDE)} "
+                                         f"(default: exact for integers, {FLOAT_TOLERANCE.abs:g} for floats)."},
 }

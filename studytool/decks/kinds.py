@@ -60,6 +60,9 @@ REQUIRED_DECK = ("deck", "title", "cards")
 # --- posing: a card's body as the Variant shown and graded ---
 
 FLOAT_TOLERANCE = Tolerance(abs=1e-4)   # 4 decimals: the one policy, fixed and generated alike
+# A card's tolerance is 0 (exact) or from this on: 9 decimals, so a key of up to 16 digits shows in 25 and can
+# be typed back (a typed number has at most 50); finer asks for digits a float64 answer does not carry.
+MIN_TOLERANCE = 1e-9
 
 
 def _numeric_tolerance(body: dict[str, Any], values: list[int | float]) -> Tolerance | None:

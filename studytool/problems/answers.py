@@ -205,7 +205,8 @@ def _decimals(tolerance: Tolerance | None) -> int | None:
     """Decimals that stay within the tolerance; None: write the number in full."""
     if tolerance is None or tolerance.abs <= 0:
         return None
-    return max(0, math.ceil(-math.log10(2 * tolerance.abs) - 1e-9))
+    # log10(2 * abs) in two terms: 2 * abs overflows to inf for abs past 9e307
+    return max(0, math.ceil(-math.log10(tolerance.abs) - math.log10(2) - 1e-9))
 
 
 def format_number(value: float, tolerance: Tolerance | None = None) -> str:

@@ -40,6 +40,10 @@ FALSE_WORDS = {"错", "错误", "否", "不对", "false", "f", "no", "n", "x", "
 # 4,300+ digits raises), so it is a format error.
 MAX_DIGITS = 50
 
+# The largest number in size a deck or calc takes: every integer up to it is exact in float64 (2^53 is 9.0e15),
+# squares stay far from overflow (10^30), and it prints in 16 digits plus the decimals a tolerance asks for.
+MAX_MAGNITUDE = 10**15
+
 # `tensor([1, 2])`, `np.array([1, 2])`, `torch.Size([32, 8])`: the Python wrapper around a list.
 _WRAPPER = re.compile(r"(?:[a-z_]+\.)*(?:tensor|array|size)\s*\((.*)\)")
 

@@ -62,6 +62,21 @@ CORPUS = {
         "19:16: card tolerance-overflow: tolerance: a number written with more than 100 characters is not allowed",
         "24:20: card param-digits: params: a number written with more than 100 characters is not allowed",
         "29:13: card long-float: answer: a number written with more than 100 characters is not allowed",
+        "34:13: card at-the-limit: answer: must be at most 1e15 in size (what float64 holds exactly and a learner "
+        "can type), got 99999999999999999999…",
+    ],
+    "number-bounds.yaml": [   # decks check refuses what grading could not show or type back
+        "7:88: card huge-tolerance: tolerance: must be at most 1e15 in size (what float64 holds exactly and a "
+        "learner can type), got 1.0e+308",
+        "8:70: card huge-vector: answer: must be at most 1e15 in size (what float64 holds exactly and a learner "
+        "can type), got 1.0e+308",
+        "9:67: card just-past: answer: must be at most 1e15 in size (what float64 holds exactly and a learner can "
+        "type), got 1000000000000001",
+        "10:86: card tiny-tolerance: tolerance: must be 0 (exact) or at least 1e-9: a float64 answer has no finer "
+        "digits to grade, got 1e-12",
+        "11:70: card yaml-12-huge: answer: must be at most 1e15 in size (what float64 holds exactly and a learner "
+        "can type), got 1e308",
+        "12:64: card quoted: answer: must be a number, got text",
     ],
     "list-not-mapping.yaml": ["1:1: a deck must be a mapping with deck, title and cards, not a list"],
     "missing-fields.yaml": [
@@ -446,6 +461,39 @@ def yaml_quoted(text: str) -> str:
     """`text` as a YAML double-quoted scalar, every non-printable character as a \\uXXXX escape."""
     return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" if ord(c) < 0x10000
                          else f"\\U{ord(c):08x}" for c in text) + '"'
+
+
+def test_numbers_with_an_exponent_yaml_1_1_reads_as_text_are_numbers(tmp_path):
+    # PyYAML wants a dot and a signed exponent (1.0e-6); YAML 1.2, JSON and the schema's editors read 1e-6 too
+    path = tmp_path / "exponents.yaml"
+    path.write_text(
+        "deck: exponents\ntitle: E\ncards:\n"
+        "  - {id: n, kind: number, topic: layernorm, q: q, answer: 1.5e3, tolerance: 1e-6}\n"
+        "  - {id: v, kind: vector, topic: layernorm, q: q, answer: [2E+3, -5e-1, .5e1]}\n"
+        "  - {id: g, kind: generated, topic: layernorm, generator: layer_norm, example: {x: [1e0, 2, 3, 4]}}\n",
+        encoding="utf-8")
+    number, vector, generated = load_deck_file(path).cards
+    assert number.body == {"q": "q", "answer": 1500.0, "tolerance": 1e-6}
+    assert vector.body["answer"] == [2000.0, -0.5, 5.0]
+    assert generated.body["example"] == {"x": [1.0, 2, 3, 4]}
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=st.floats(allow_nan=False, allow_infinity=False), upper=st.booleans())
+def test_any_float_in_exponent_form_is_its_number_or_refused_past_the_bound(tmp_path, value, upper):
+    written = f"{value:e}".replace("e", "E" if upper else "e").replace("e+", "e").replace("E+", "E")  # 1.5e3, no sign
+    path = tmp_path / "one.yaml"
+    path.write_text(f"deck: one\ntitle: One\ncards:\n  - {{id: n, kind: number, topic: layernorm, q: q, "
+                    f"answer: {written}}}\n", encoding="utf-8")
+    try:
+        card, = load_deck_file(path).cards
+    except DeckError as error:
+        assert abs(float(written)) > 1e15
+        assert len(error.problems) == 1
+        assert re.fullmatch(re.escape(f"{path}:4:") + r"\d+: card n: answer: must be at most 1e15 in size .*",
+                            error.problems[0])
+        return
+    assert card.body["answer"] == float(written)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

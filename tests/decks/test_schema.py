@@ -72,6 +72,13 @@ def test_broken_decks_fail_the_schema_too(name):
     ({"id": "a", "kind": "generated", "topic": "layernorm", "generator": "layer_norm", "q": "Q"}, False),
     ({"id": "a", "kind": "shape", "topic": "multi-head", "q": "Q", "answer": [32, 0]}, False),
     ({"id": "A", "kind": "recall", "topic": "softmax", "q": "Q", "a": "A"}, False),
+    # the loader's number bounds: at most 1e15 in size, a tolerance 0 or from 1e-9
+    ({"id": "a", "kind": "number", "topic": "softmax", "q": "Q", "answer": 1e15, "tolerance": 1e-9}, True),
+    ({"id": "a", "kind": "number", "topic": "softmax", "q": "Q", "answer": 0.5, "tolerance": 0}, True),
+    ({"id": "a", "kind": "number", "topic": "softmax", "q": "Q", "answer": 1.5, "tolerance": 1e308}, False),
+    ({"id": "a", "kind": "number", "topic": "softmax", "q": "Q", "answer": 1.5, "tolerance": 1e-12}, False),
+    ({"id": "a", "kind": "vector", "topic": "softmax", "q": "Q", "answer": [1e308, -1e308]}, False),
+    ({"id": "a", "kind": "number", "topic": "softmax", "q": "Q", "answer": -1e15 - 1}, False),
 ])
 def test_single_cards(card, valid):
     assert VALIDATOR.is_valid({"deck": "d", "title": "T", "cards": [card]}) is valid

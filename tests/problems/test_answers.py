@@ -400,3 +400,28 @@ def test_grading_is_right_wrong_or_a_format_error(text, variant):
     except AnswerFormatError:
         return
     assert result.correct in (True, False)
+
+
+# --- any tolerance a card can carry ---------------------------------------------------------------------
+
+
+def test_a_tolerance_near_the_largest_float_grades_without_overflow():
+    # 2 * 1e308 is inf, and the decimals of an infinite tolerance used to be an OverflowError
+    variant = Variant(prompt="p", kind="scalar", answer=1.5, tolerance=Tolerance(abs=1.0e308))
+    assert format_answer(variant) == "2"   # a tolerance of 1e308 allows 0 decimals
+    assert grade(variant, "123").correct
+    assert grade(variant, format_answer(variant)).correct
+
+
+@settings(max_examples=300, deadline=None)
+@given(answer=st.floats(-1e15, 1e15), tol=st.one_of(st.just(0.0), st.floats(1e-9, 1e15)), typed=st.text(max_size=30))
+def test_a_key_within_the_deck_bounds_is_shown_typed_back_right_and_never_throws(answer, tol, typed):
+    # the bounds `decks check` enforces: numbers at most 1e15 in size, a tolerance 0 or from 1e-9 to 1e15
+    variant = Variant(prompt="p", kind="vector", answer=(answer, -answer), tolerance=Tolerance(abs=tol))
+    shown = format_answer(variant)
+    assert len(shown) < 70   # two numbers of at most 16 digits and 9 decimals, not 309-digit integers
+    assert grade(variant, shown).correct
+    try:
+        grade(variant, typed)
+    except AnswerFormatError:
+        pass
