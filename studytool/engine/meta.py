@@ -138,5 +138,6 @@ class MetaArray(NDArrayOperatorsMixin):
     def __getitem__(self, key: Any) -> MetaArray:
         if isinstance(key, (MetaArray, np.ndarray)) and key.dtype.kind in "iu":
             return MetaArray(key.shape + self.shape[1:], self.dtype)  # a gather: table[ids]
-        # Basic indexing: let NumPy work it out on a zero-stride view (no memory behind it).
-        return MetaArray(np.broadcast_to(np.empty((), self.dtype), self.shape)[key].shape, self.dtype)
+        # Basic indexing: let NumPy work it out on a zero-stride view (no memory behind it), of 1-byte items so
+        # that NumPy's limit on a view's bytes is its limit on elements, as for every other operation here.
+        return MetaArray(np.broadcast_to(np.empty((), np.bool_), self.shape)[key].shape, self.dtype)

@@ -18,8 +18,8 @@ from .transformer import Transformer
 
 # Above this many elements in the largest array, trace on MetaArrays instead of real ones.
 _REAL_LIMIT = 2_000_000
-# NumPy refuses even a shape-only view whose bytes (elements x 8 for float64) pass its index type.
-MAX_ELEMENTS = np.iinfo(np.intp).max // np.dtype(np.float64).itemsize
+# NumPy refuses even a shape (np.broadcast_shapes, a zero-stride view) whose element count passes its index type.
+MAX_ELEMENTS = np.iinfo(np.intp).max
 
 
 class TooLargeToTrace(ValueError):

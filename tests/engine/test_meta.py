@@ -48,3 +48,10 @@ def test_mismatches_are_still_errors():
         MetaArray((2, 3)) + MetaArray((4, 5))
     with pytest.raises(ValueError):
         MetaArray((2, 3)).reshape(4, 2)
+
+
+def test_indexing_is_bounded_by_elements_like_every_other_operation_not_by_float64_bytes():
+    # 2^62 float64 elements would be 2^65 bytes: the zero-stride view NumPy answers indexing on must not care
+    big = MetaArray((2**31, 2**31), np.float64)
+    assert (big + 1.0).shape == (2**31, 2**31)
+    assert big[:, :5].shape == (2**31, 5)
