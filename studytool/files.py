@@ -19,14 +19,19 @@ from pathlib import Path
 from typing import BinaryIO
 
 
+# Bidirectional marks, embeddings, overrides and isolates reorder the text around them on screen ("Big \u202eevil"
+# shows as "Big live"), and zero-width spaces and joiners hide inside words: a regex class of them. ZWNJ and ZWJ
+# (U+200C, U+200D) are not among them: Persian and Indic words and emoji sequences need them.
+REORDERING = "\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff"
 # C0 and C1 controls, DEL, and lone surrogates (bytes that were not UTF-8, as os.listdir and stdin decode them)
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-_UNPRINTABLE_IN_NAMES = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_UNPRINTABLE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{REORDERING}]")
+_UNPRINTABLE_IN_NAMES = re.compile(f"[\x00-\x1f\x7f-\x9f\ud800-\udfff{REORDERING}]")
 
 
 def printable(text: str, *, name: bool = False) -> str:
-    """Text as it may be printed: controls (ESC, BEL, C1 ...) and lone surrogates as `\\x1b`/`\\udcff` escapes,
-    so that a typed answer or a file name never drives the terminal. In a `name` (a path in a one-line message)
+    """Text as it may be printed: controls (ESC, BEL, C1 ...), lone surrogates and the `REORDERING` characters as
+    `\\x1b`/`\\udcff`/`\\u202e` escapes, so that a typed answer or a file name never drives the terminal or
+    reorders what is shown. In a `name` (a path in a one-line message)
     newline and tab are escaped too; in text they are kept."""
     pattern = _UNPRINTABLE_IN_NAMES if name else _UNPRINTABLE
     return pattern.sub(lambda found: f"\\x{ord(found.group()):02x}" if ord(found.group()) < 0x100

@@ -576,6 +576,7 @@ ZH: dict[str, str] = {
     "--variants must be from 1 to {most}, not {variants}": "--variants 须在 1 到 {most} 之间，而不是 {variants}",
     "cannot write {path}: {reason}": "无法写入 {path}：{reason}",
     "control character U+{code} is not allowed in deck text (only newline and tab are)": "卡组文本中不允许控制字符 U+{code}（只允许换行和制表符）",
+    "invisible character U+{code} is not allowed in deck text: it reorders or hides what is shown (bidirectional controls, zero-width spaces)": "卡组文本中不允许不可见字符 U+{code}：它会打乱或隐藏显示的文字（双向控制符、零宽空格）",
     "a number written with more than {n} characters is not allowed": "数字的写法不能超过 {n} 个字符",
     "a folder": "文件夹",
     "a named pipe (FIFO)": "命名管道（FIFO）",

@@ -19,6 +19,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from studytool.decks.kinds import FLOAT_TOLERANCE, KINDS, MIN_TOLERANCE, TAGS
+from studytool.files import REORDERING
 from studytool.i18n import _
 from studytool.problems.reading import MAX_MAGNITUDE
 
@@ -36,6 +37,8 @@ _construct = yaml.constructor.SafeConstructor()
 # them in any string, and printed they drive the terminal (clear the screen, set the title, write the
 # clipboard with OSC 52, hide links with OSC 8) or cannot be printed at all.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# And the characters that reorder or hide text on screen (a title "Big \u202eevil" shows as "Big live").
+_REORDERING = re.compile(f"[{REORDERING}]")
 MAX_NUMBER_CHARS = 100   # checked before conversion: int() refuses 4,300 digits, float() of 400 overflows
 # A number as YAML 1.2 (and JSON, and the schema's editors) reads it, with an exponent: 1e-6, 1.0e308, 2E+3.
 # PyYAML's YAML 1.1 wants a dot and a signed exponent, so it reads these as text; in a number field they are numbers.
@@ -65,6 +68,10 @@ def _no_control(node: ScalarNode) -> None:
     if found:
         raise Bad(_("control character U+{code} is not allowed in deck text (only newline and tab are)").format(
             code=f"{ord(found.group()):04X}"), node)
+    found = _REORDERING.search(node.value)
+    if found:
+        raise Bad(_("invisible character U+{code} is not allowed in deck text: it reorders or hides what is shown "
+                    "(bidirectional controls, zero-width spaces)").format(code=f"{ord(found.group()):04X}"), node)
 
 
 def got(node: Node) -> str:

@@ -36,6 +36,9 @@ def check(paths) -> list[str]:
 GOOD = HERE / "good" / "every-kind.yaml"
 BROKEN = HERE / "broken"
 
+REORDERS = ("invisible character U+{code} is not allowed in deck text: it reorders or hides what is shown "
+            "(bidirectional controls, zero-width spaces)")
+
 # Each broken deck and the problems it must report, in file order, without the
 # "FILE:" prefix. A message ending in " ..." is a prefix: the rest is the
 # generator registry's own wording. YAML syntax errors are worded by libyaml.
@@ -101,6 +104,16 @@ CORPUS = {
     ],
     "no-cards.yaml": ["1:1: missing 'cards' (a deck needs deck, title and cards)"],
     "non-utf8.yaml": ["3:11: not UTF-8 text (byte 0xe9); save the file as UTF-8"],
+    "reordering.yaml": [   # bidi overrides, isolates and marks, zero-width spaces, raw or escaped; ZWJ and ZWNJ pass
+        "2:8: title: " + REORDERS.format(code="202E"),
+        "7:8: card rlo-escaped: q: " + REORDERS.format(code="202E"),
+        "13:15: card isolate: options: " + REORDERS.format(code="2067"),
+        "18:8: card marks: q: " + REORDERS.format(code="200E"),
+        "19:8: card marks: a: " + REORDERS.format(code="200F"),
+        "23:8: card zero-width: q: " + REORDERS.format(code="200B"),
+        "24:8: card zero-width: a: " + REORDERS.format(code="2060"),
+        "33:5: card in-a-key: " + REORDERS.format(code="202A"),
+    ],
     "python-tag-root.yaml": [
         "1:1: YAML tag !!python/object:studytool.decks.model.Deck is not allowed (a deck is plain data)"
     ],
@@ -461,6 +474,15 @@ def yaml_quoted(text: str) -> str:
     """`text` as a YAML double-quoted scalar, every non-printable character as a \\uXXXX escape."""
     return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" if ord(c) < 0x10000
                          else f"\\U{ord(c):08x}" for c in text) + '"'
+
+
+@pytest.mark.parametrize("code", [0x061C, 0x200B, 0x200E, 0x200F, *range(0x202A, 0x202F), 0x2060,
+                                  *range(0x2066, 0x206A), 0xFEFF])
+def test_every_character_that_reorders_or_hides_text_is_refused_at_its_place(tmp_path, code):
+    path = tmp_path / "bidi.yaml"
+    path.write_text(f'deck: bidi\ntitle: "Big \\u{code:04x}evil"\ncards:\n'
+                    "  - {id: r, kind: recall, topic: layernorm, q: q, a: a}\n", encoding="utf-8")
+    assert check([path]) == [f"{path}:2:8: title: " + REORDERS.format(code=f"{code:04X}")]
 
 
 def test_numbers_with_an_exponent_yaml_1_1_reads_as_text_are_numbers(tmp_path):
