@@ -370,6 +370,8 @@ ZH: dict[str, str] = {
     "Your answer": "你的答案",
     "not a studytool database": "不是 studytool 的数据库",
     "{path}: cannot use this progress database ({reason})": "{path}：无法使用这个进度数据库（{reason}）",
+    "{path}: the database or its folder is read-only, so nothing can be written; 'studytool stats', 'cards list' and 'backup list' still read it": "{path}：数据库或其所在文件夹是只读的，无法写入；'studytool stats'、'cards list' 和 'backup list' 仍可读取它",
+    "{folder} is read-only: cannot restore {db} (nothing was changed); 'studytool stats', 'cards list' and 'backup list' still read it": "{folder} 是只读的：无法恢复 {db}（没有改动任何内容）；'studytool stats'、'cards list' 和 'backup list' 仍可读取它",
     "{path}: written by a newer studytool (schema {found}, this one knows {known}); upgrade studytool": "{path}：由更新版本的 studytool 写入（数据库版本 {found}，本版本只认识到 {known}）；请升级 studytool",
     # pictures (cli/render/pictures.py, the stats calendar and charts, mask grids, heatmaps)
     "Study calendar: answers per day, last 26 weeks": "学习日历：每日回答数（最近 26 周）",

@@ -21,6 +21,7 @@ replaces beside it (`studytool.db.replaced-<time>`, with its -wal and -shm).
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import sqlite3
@@ -207,9 +208,22 @@ def newest_good(db: Path) -> Backup | None:
                  if backup.answers is not None and not integrity_problems(backup.path)), None)
 
 
+REASON_CHARS = 80   # SQLite's integrity report runs to a line per damaged cell; the message keeps its gist
+
+
+def short_reason(problems: list[str]) -> str:
+    """SQLite's problems in a few words: the first one (cut short), and how many more there are."""
+    lines = [" ".join(line.split()) for problem in problems for line in problem.splitlines()]
+    found = [line for line in lines if line and not line.startswith("*** in database")] or ["?"]
+    first = found[0] if len(found[0]) <= REASON_CHARS else found[0][:REASON_CHARS - 1].rstrip() + "…"
+    if len(found) == 1:
+        return first
+    return _("{first}; {count} more problems").format(first=first, count=len(found) - 1)
+
+
 def damaged(db: Path, problems: list[str]) -> StudytoolError:
     """The one-line error for a database that failed the check: what failed, and how to restore."""
-    reason = " ".join("; ".join(problems[:2]).split())
+    reason = short_reason(problems)
     good = newest_good(db)
     if good is None:
         return StudytoolError(_("{db} is damaged ({reason}); nothing was written, and there is no backup to "
@@ -228,7 +242,7 @@ def restore(db: Path, name: str | None = None, *, force: bool = False, now: date
     problems = integrity_problems(chosen.path)
     if problems:
         raise StudytoolError(_("backup {name} is damaged too ({reason}); choose another ('studytool backup list')").format(
-            name=chosen.name, reason=" ".join("; ".join(problems[:2]).split())))
+            name=chosen.name, reason=short_reason(problems)))
     db = Path(db)
     replaced = None
     if db.exists():
@@ -276,9 +290,16 @@ def _put_in_place(backup: Path, db: Path, replaced: Path | None) -> None:
                     moved.append((f"{db}{suffix}", f"{replaced}{suffix}"))
         os.replace(temporary, db)
     except BaseException as error:   # Ctrl-C too: the database is where it was, or the restored one is
-        temporary.unlink(missing_ok=True)
+        try:
+            temporary.unlink(missing_ok=True)
+        except OSError:   # a read-only file system refuses even to unlink what is not there
+            pass
         for original, aside in reversed(moved):
             os.replace(aside, original)
         if not isinstance(error, OSError):
             raise
+        if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise StudytoolError(_("{folder} is read-only: cannot restore {db} (nothing was changed); 'studytool "
+                                   "stats', 'cards list' and 'backup list' still read it").format(
+                folder=db.parent, db=db)) from None
         raise StudytoolError(_("cannot restore {db}: {reason}").format(db=db, reason=error.strerror or error)) from None

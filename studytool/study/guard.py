@@ -14,8 +14,9 @@ writer checks in full; a file replaced while this process had it open is not
 recorded. The change time cannot be set back by `touch`.
 
 The check runs in a thread from the moment the store is opened (a review shows
-its first card meanwhile); the first write waits for it and for the day's
-backup, taken in the same thread. It runs before anything is opened for
+its first card meanwhile); the first write waits for it, then takes the day's
+backup, so a command that writes nothing (an unknown deck, a review quit at its
+first card) leaves no backup. It runs before anything is opened for
 writing when the file is not in WAL mode (switching writes the header) and,
 for a command that writes, when it has a non-empty -wal (closing the last
 connection would copy those pages into the file; a read-only command leaves
@@ -96,27 +97,40 @@ class Guard:
         self.inode = (_identity(self.db) or [0, 0])[:2]
         self.passed = False
         self.checked = False   # the check ran to its end and passed (nobody may have waited for it)
+        self.day_start = DAY_START_DEFAULT   # the day-start hour stored in the file, read by the check
         self.error: BaseException | None = None
         self._lock = threading.Lock()
         self._con: sqlite3.Connection | None = None   # the check's, to interrupt it when the store closes first
         self._stopping = False
         self._thread: threading.Thread | None = None
         if _must_check_first(self.db, writer=background):
-            self.wait()
+            self._finish_check()
         elif background:
             self._thread = threading.Thread(target=self._run, name="studytool-check", daemon=True)
             self._thread.start()
 
     def wait(self) -> None:
-        """Return once the file passed (and the day's backup is taken); raise the one-line error otherwise."""
+        """Before the first write: return once the file passed and the day's backup is taken; raise the one-line
+        error otherwise."""
+        if self.passed:
+            return
+        self._finish_check()
+        if self.backups:
+            from studytool.study.backup import ensure_daily
+            from studytool.study.days import Days
+
+            ensure_daily(self.db, days=Days(self.day_start), checked=True)
+        self.passed = True
+
+    def _finish_check(self) -> None:
+        """Return once the check passed; raise its one-line error otherwise."""
         if self._thread is not None:
             self._thread.join()
             self._thread = None
-        elif not self.passed and self.error is None:
+        elif not self.checked and self.error is None:
             self._run()
         if self.error is not None:
             raise self.error
-        self.passed = True
 
     def close(self, con: sqlite3.Connection) -> None:
         """Stop a check nobody waits for, close the store's connection `con`, and note the file as this
@@ -135,13 +149,8 @@ class Guard:
 
     def _run(self) -> None:
         try:
-            day_start = self._check()
+            self.day_start = self._check()
             self.checked = not self._stopping
-            if self.backups and not self._stopping:
-                from studytool.study.backup import ensure_daily
-                from studytool.study.days import Days
-
-                ensure_daily(self.db, days=Days(day_start), checked=True)
         except sqlite3.Error as error:   # the file went away or cannot be opened
             from studytool.study.migrations import unreadable
 

@@ -112,7 +112,15 @@ def _tables_of(version: int) -> list[str]:
     return re.findall(r"CREATE TABLE (\w+)", statements)
 
 
+SQLITE_CORRUPT = 11   # "database disk image is malformed": a damaged file, not a foreign one
+
+
 def unreadable(path: Path, reason: object) -> StudytoolError:
+    """The one-line error for a file SQLite cannot use; a damaged one's names the backup to restore."""
+    if isinstance(reason, sqlite3.DatabaseError) and (getattr(reason, "sqlite_errorcode", 0) or 0) & 0xFF == SQLITE_CORRUPT:
+        from studytool.study.backup import damaged
+
+        return damaged(path, [str(reason)])
     reason = " ".join(str(reason).split())  # one line, whatever SQLite's report looked like
     return StudytoolError(_("{path}: cannot use this progress database ({reason})").format(path=path, reason=reason))
 
@@ -138,8 +146,10 @@ def check_database(path: Path) -> int:
         raise unreadable(path, error) from None
     try:
         problems = [row[0] for row in con.execute("PRAGMA quick_check")]
-        if problems != ["ok"]:
-            raise unreadable(path, "; ".join(problems[:3]))
+        if problems != ["ok"]:   # damage: the error names the newest good backup, as the full check's does
+            from studytool.study.backup import damaged
+
+            raise damaged(path, problems)
         tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not tables:
             return 0

@@ -251,6 +251,9 @@ class Store:
         ]
 
 
+SQLITE_BUSY, SQLITE_LOCKED = 5, 6   # another session has the file: worth waiting for
+
+
 def _use_wal(con: sqlite3.Connection) -> None:
     """Switch a new database to WAL. The switch needs the file to itself and SQLite reports
     "locked" at once rather than waiting, so when two sessions create the file together, retry."""
@@ -259,6 +262,8 @@ def _use_wal(con: sqlite3.Connection) -> None:
         try:
             mode = con.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         except sqlite3.OperationalError as error:
+            if (error.sqlite_errorcode or 0) & 0xFF not in (SQLITE_BUSY, SQLITE_LOCKED):
+                raise sqlite3.OperationalError(f"cannot switch to WAL ({error})") from None   # waiting will not help
             mode = str(error)
         if mode == "wal":
             return
@@ -274,6 +279,22 @@ def _check_folders(path: Path) -> None:
             if not folder.is_dir():
                 raise StudytoolError(_("{folder} is a file, not a folder").format(folder=folder))
             return
+
+
+def _writable(path: Path) -> bool:
+    """Whether the database and its folder may be written (SQLite needs the folder for its -wal and -shm)."""
+    if path.exists():
+        return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    folder = next(parent for parent in path.parents if parent.exists())   # where mkdir would start
+    return os.access(folder, os.W_OK)
+
+
+def cannot_write(path: Path, error: object) -> StudytoolError:
+    """The one-line error for a database this process could not open for writing: read-only, or what SQLite said."""
+    if _writable(path):
+        return unreadable(path, error)
+    return StudytoolError(_("{path}: the database or its folder is read-only, so nothing can be written; "
+                            "'studytool stats', 'cards list' and 'backup list' still read it").format(path=path))
 
 
 def _read_only_store(path: Path, version: int) -> Store:
@@ -328,7 +349,7 @@ def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Stor
         path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     except (OSError, sqlite3.Error) as error:
-        raise unreadable(path, error) from None
+        raise cannot_write(path, error) from None
     con.row_factory = sqlite3.Row
     store = Store(con, path)
     store.guard = guard
@@ -339,5 +360,5 @@ def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Stor
             store.migrate()
     except sqlite3.Error as error:
         store.close()
-        raise unreadable(path, error) from None
+        raise cannot_write(path, error) from None
     return store

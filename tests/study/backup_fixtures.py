@@ -100,3 +100,20 @@ def flipped_where_only_integrity_check_looks(pristine: bytes, seed: int, probe: 
         finally:
             con.close()
     raise AssertionError("no such flip in 300 tries")
+
+
+def damage_cell_pointers(db: Path) -> None:
+    """Point the first cells of index pages past the page end, as the tester's damage did: quick_check reports
+    each cell on its own line ("On tree page 6 cell 1: Offset 65535 out of range ...")."""
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")   # every page in the file itself
+    con.close()
+    data = bytearray(db.read_bytes())
+    for start in range(4096, len(data), 4096):
+        if data[start] == 10:   # an index's leaf page: its cell pointers start 8 bytes in
+            data[start + 8:start + 12] = b"\xff" * 4
+    db.write_bytes(bytes(data))
+    con = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
+    report = con.execute("PRAGMA quick_check").fetchall()
+    con.close()
+    assert "Offset 65535 out of range" in report[0][0] and report[0][0].count("\n") >= 2

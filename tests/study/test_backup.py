@@ -4,6 +4,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -236,6 +237,48 @@ def test_stats_works_on_a_database_in_a_read_only_folder(read_only):
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["answers_total"] == 3
     assert sorted(os.listdir(db.parent)) == before
+
+
+@pytest.mark.parametrize("command", [["review"], ["cards", "suspend", "one/c0"], ["config", "new_per_day", "3"],
+                                     ["quiz"]])
+def test_a_command_that_writes_in_a_read_only_folder_says_so_and_what_still_works(read_only, tmp_path_factory,
+                                                                                 command):
+    """The tester saw "cannot switch to WAL (unable to open database file)": say the folder is read-only instead."""
+    db = read_only
+    decks = tmp_path_factory.mktemp("decks")   # not in the read-only folder
+    (decks / "one.yaml").write_text(ONE_CARD, encoding="utf-8")
+    started = time.monotonic()
+    result = runner.invoke(app, ["--db", str(db), "--deck-path", str(decks), *command], input="7\n")
+    assert time.monotonic() - started < 15   # at once: it waited 30 s for a lock, as if another session had the file
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (f"studytool: {db}: the database or its folder is read-only, so nothing can be written; "
+                             "'studytool stats', 'cards list' and 'backup list' still read it\n")
+    assert answers_in(db) == 3
+
+
+def test_restore_on_a_read_only_file_system_says_so(db, monkeypatch):
+    """On a read-only mount even unlinking a file that is not there fails (EROFS): that was reported as
+    "cannot write the output"; the restore says the folder is read-only and leaves everything as it was."""
+    import errno
+    import shutil
+
+    good = backup.take(db, T0)
+
+    def read_only_file_system(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(shutil, "copyfile", read_only_file_system)
+    monkeypatch.setattr(Path, "unlink", read_only_file_system)
+    with pytest.raises(StudytoolError) as caught:
+        backup.restore(db, good.name, force=True, now=T0)
+    monkeypatch.undo()
+    assert str(caught.value) == (f"{db.parent} is read-only: cannot restore {db} (nothing was changed); "
+                                 "'studytool stats', 'cards list' and 'backup list' still read it")
+    assert answers_in(db) == 3 and sorted(os.listdir(db.parent)) == ["backups", "studytool.db"]
+
+
+ONE_CARD = ("deck: one\ntitle: one card\nsource: tests\ncards:\n"
+            "  - id: c0\n    kind: number\n    topic: softmax\n    q: 3 + 4 = ?\n    answer: 7\n")
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ import os
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from backup_fixtures import (T0, beside, damage_missed_by_quick_check, db, english,
+from backup_fixtures import (T0, beside, damage_cell_pointers, damage_missed_by_quick_check, db, english,
                              flipped_where_only_integrity_check_looks, one_card_deck, record, write)
 from typer.testing import CliRunner
 
@@ -153,3 +153,71 @@ def test_a_check_that_ended_while_nothing_was_written_counts_for_the_next_proces
     store.guard._thread.join()   # the check ends while the first card would be on screen
     store.close()
     assert guard.Guard(db, background=False).trusted
+
+
+def damage_to_a_whole_page(db):
+    """A table page overwritten: SQLite stops with "database disk image is malformed" before any report."""
+    damage_cell_pointers(db)   # checkpointed, so every page is in the file
+    data = bytearray(db.read_bytes())
+    page = next(start for start in range(4096, len(data), 4096) if data[start] == 13)
+    data[page:page + 4096] = b"\xff" * 4096
+    db.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", [damage_cell_pointers, damage_to_a_whole_page])
+@pytest.mark.parametrize("command", [["stats"], ["review"], ["cards", "show", "one/c0"], ["config", "new_per_day", "3"],
+                                     ["cards", "list"], ["quiz"]])
+def test_every_command_on_a_damaged_database_names_the_backup_in_one_short_line(tmp_path, damage, command):
+    """The tester's report: damage quick_check finds gave most commands SQLite's whole report on one line, naming no
+    backup; every command stops with the line `backup` gives, SQLite's detail cut to its first problem."""
+    home = tmp_path / "home"
+    db = home / "studytool.db"
+    record(db, 60)
+    good = backup.take(db, T0)
+    damage(db)
+    before = db.read_bytes()
+    env = {"STUDYTOOL_HOME": str(home), "STUDYTOOL_NOW": "2026-11-01T13:00:00+00:00"}
+    result = runner.invoke(app, ["--deck-path", one_card_deck(tmp_path / "decks"), *command], env=env, input="7\n")
+    assert result.exit_code == 1, result.output
+    line = result.stderr
+    assert line.count("\n") == 1 and line.startswith(f"studytool: {db} is damaged (")
+    assert f"The newest good backup is {good.name} (60 answers)" in line
+    assert f"restore it with 'studytool backup restore {good.name}'" in line
+    assert "*** in database" not in line and line.count("On tree page") <= 1 and len(line) < 200 + 2 * len(str(db))
+    assert db.read_bytes() == before
+
+
+def test_a_long_report_keeps_its_first_problem_and_counts_the_rest():
+    report = ["*** in database main ***\nOn tree page 6 cell 1: Offset 65535 out of range 3694..4092\n"
+              "On tree page 6 cell 0: Offset 65535 out of range 3694..4092", "x" * 300]
+    assert backup.short_reason(report) == "On tree page 6 cell 1: Offset 65535 out of range 3694..4092; 2 more problems"
+    assert backup.short_reason(["y" * 300]) == "y" * 79 + "…"
+
+
+# --- no backup before the first write -----------------------------------------------------------------------
+
+
+def test_a_store_opened_and_closed_without_writing_takes_no_backup(db):
+    """README: the backup is taken before the day's first answer; a command that writes nothing leaves none."""
+    store = open_store(db)
+    store.guard._thread.join()   # the check has run to its end: before, the thread went on to take the backup
+    store.close()
+    assert backup.backups(db) == []
+    write(db)
+    assert [found.answers for found in backup.backups(db)] == [3]   # the first write takes it, before writing
+
+
+def test_review_of_an_unknown_deck_or_quit_at_once_takes_no_backup(tmp_path):
+    home = tmp_path / "home"
+    db = home / "studytool.db"
+    record(db, 3)
+    env = {"STUDYTOOL_HOME": str(home), "STUDYTOOL_NOW": "2026-03-02T08:00:00+00:00"}
+    decks = one_card_deck(tmp_path / "decks")
+    unknown = runner.invoke(app, ["--deck-path", decks, "review", "--deck", "nosuch"], env=env, input="")
+    assert unknown.exit_code == 1 and "unknown deck" in unknown.stderr
+    quit_at_once = runner.invoke(app, ["--deck-path", decks, "review", "--deck", "one"], env=env, input=":q\n")
+    assert quit_at_once.exit_code == 0, quit_at_once.output
+    assert backup.backups(db) == []
+    answered = runner.invoke(app, ["--deck-path", decks, "review", "--deck", "one"], env=env, input="7\n")
+    assert answered.exit_code == 0, answered.output
+    assert [found.answers for found in backup.backups(db)] == [3]
