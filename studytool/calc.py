@@ -21,7 +21,9 @@ def parse_vector(values: Sequence[str], what: str | None = None) -> list[float]:
 
     Read by the same reader as typed answers, so calc and quiz accept the same numbers.
     """
-    from studytool.problems.reading import AnswerFormatError, normalise, number, number_tokens
+    from studytool.problems.reading import (
+        MAX_MAGNITUDE, AnswerFormatError, normalise, number, number_tokens, power_of_ten,
+    )
 
     if sum(len(value) for value in values) > MAX_NUMBERS * 40:   # before reading: far more text than the numbers allowed
         raise StudytoolError(_("at most {n} numbers, please (calc shows every step for each)").format(n=MAX_NUMBERS))
@@ -31,9 +33,15 @@ def parse_vector(values: Sequence[str], what: str | None = None) -> list[float]:
     if len(tokens) > MAX_NUMBERS:
         raise StudytoolError(_("at most {n} numbers, please (calc shows every step for each)").format(n=MAX_NUMBERS))
     try:
-        return [float(number(token)) for token in tokens]
+        values = [float(number(token)) for token in tokens]
     except AnswerFormatError as error:
         raise StudytoolError(str(error)) from None
+    for token, value in zip(tokens, values):
+        if abs(value) > MAX_MAGNITUDE:
+            raise StudytoolError(_("{token} is too large: calc takes numbers up to {most} in size (float64 keeps "
+                                   "every integer exact up to there)").format(token=token[:40],
+                                                                             most=power_of_ten(MAX_MAGNITUDE)))
+    return values
 
 
 def parse_rows(rows: Sequence[str]) -> list[list[float]]:
@@ -70,6 +78,46 @@ def _check_heads(d_model: int, heads: int) -> None:
         )
 
 
+# calc shows 6 decimals: a result is shown only when float64 rounding cannot move it by half of the last one.
+SHOWN_ERROR = 5e-7
+_ROUNDOFF = 2.0**-53           # float64's relative rounding of one number (a typed 0.1, a sum)
+_SMALLEST_DIVISOR = 1e-290     # σ² + ε below it: squares there are subnormal, with few digits left (or 0)
+
+
+def _check_rounding(error: Any, what: str) -> None:
+    """Refuse results that float64 rounding (of the typed numbers, of a mean) could move by `error` > SHOWN_ERROR."""
+    import numpy as np
+
+    if np.any(error > SHOWN_ERROR):
+        raise StudytoolError(_("these numbers are too close together for their size: float64 rounding would change "
+                               "the 6 decimals shown; subtract a common offset first ({what} gives the same "
+                               "result)").format(what=what))
+
+
+def _check_normalisable(x: Any, var: Any, eps: float, what: str) -> None:
+    """(x - mean) / √(σ² + ε) over axis 0 of x, (K,) or (B, features): refuse what float64 would get wrong.
+
+    x − mean is off by a few roundings of the largest |x| (the typed numbers, the mean's sum); σ, the root mean
+    square of x − mean, by that much and its own roundings; σ², the output and the mean follow from the two.
+    """
+    import numpy as np
+
+    divisor = var + eps
+    if np.any(divisor < _SMALLEST_DIVISOR):
+        raise StudytoolError(_("σ² + ε is {value:g} here, too small to divide by in float64: {what} needs a larger "
+                               "eps").format(value=float(np.min(divisor)), what=what))
+    roundings = (3 + np.log2(len(x))) * _ROUNDOFF
+    deviation_error = roundings * np.abs(x).max(axis=0)   # of x − mean, and of the mean
+    sigma = np.sqrt(var)
+    sigma_error = deviation_error + roundings * sigma
+    if np.any(np.maximum(deviation_error, 2 * sigma * sigma_error + sigma_error**2) > SHOWN_ERROR):
+        raise StudytoolError(_("these numbers are too large to normalise exactly: float64 cannot show their mean "
+                               "and σ² to 6 decimals (it can for numbers up to about 1e9 and σ² up to about 1e8)"))
+    scale = np.sqrt(divisor)
+    largest_output = np.abs(x - x.mean(axis=0)).max(axis=0) / scale
+    _check_rounding((deviation_error + largest_output * sigma_error) / scale, what)
+
+
 def layernorm(x: Sequence[float], eps: float = 1e-5) -> dict[str, Any]:
     """Mean, biased variance, σ and the normalised vector (γ = 1, β = 0)."""
     import numpy as np
@@ -79,6 +127,7 @@ def layernorm(x: Sequence[float], eps: float = 1e-5) -> dict[str, Any]:
     _check_eps(eps)
     v = np.asarray(x, dtype=np.float64)  # (K,)
     var = float(np.square(v - v.mean()).mean())  # divide by K, as LayerNorm does
+    _check_normalisable(v, var, eps, "LayerNorm")
     return {
         "input": list(x),
         "eps": eps,
@@ -100,6 +149,7 @@ def batchnorm(rows: Sequence[Sequence[float]], eps: float = 1e-5) -> dict[str, A
         raise StudytoolError(_("BatchNorm needs at least 2 samples: with one, every feature's variance is 0"))
     x = np.asarray(rows, dtype=np.float64)  # (B, features)
     var = np.square(x - x.mean(axis=0)).mean(axis=0)  # (features,), divide by B
+    _check_normalisable(x, var, eps, "BatchNorm")
     return {
         "input": [list(row) for row in rows],
         "eps": eps,
@@ -116,7 +166,10 @@ def softmax(x: Sequence[float]) -> dict[str, Any]:
 
     from studytool.engine import softmax as engine_softmax
 
-    p = engine_softmax(np.asarray(x, dtype=np.float64))
+    v = np.asarray(x, dtype=np.float64)
+    # x − max is exact to a rounding of itself; a typed score is off by one of its own, and p by at most twice that
+    _check_rounding(2 * _ROUNDOFF * np.abs(v).max(), "softmax")
+    p = engine_softmax(v)
     return {"input": list(x), "output": p.tolist(), "sum": float(p.sum())}
 
 

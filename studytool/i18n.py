@@ -396,6 +396,10 @@ ZH: dict[str, str] = {
     "a mask over {n} positions is too large to draw (at most {most})": "{n} 个位置的掩码太大，画不下（最多 {most}）",
     "--weights draws an L x L grid per head: use --seq {most} or less": "--weights 为每个头画一张 L x L 的图：请用 --seq {most} 或更小",
     "--weights builds a real attention layer: use --d-model {most} or less": "--weights 会建一个真实的注意力层：请用 --d-model {most} 或更小",
+    "{token} is too large: calc takes numbers up to {most} in size (float64 keeps every integer exact up to there)": "{token} 太大：calc 只接受绝对值不超过 {most} 的数（在这个范围内 float64 能精确表示每个整数）",
+    "these numbers are too close together for their size: float64 rounding would change the 6 decimals shown; subtract a common offset first ({what} gives the same result)": "这些数相对自身大小挨得太近：float64 的舍入会改变显示的 6 位小数；请先减去一个共同的偏移量（{what} 的结果不变）",
+    "σ² + ε is {value:g} here, too small to divide by in float64: {what} needs a larger eps": "这里 σ² + ε 为 {value:g}，在 float64 中太小，不能做除数：{what} 需要更大的 eps",
+    "these numbers are too large to normalise exactly: float64 cannot show their mean and σ² to 6 decimals (it can for numbers up to about 1e9 and σ² up to about 1e8)": "这些数太大，无法精确归一化：float64 无法把它们的均值和 σ² 显示到 6 位小数（数在约 1e9 以内、σ² 在约 1e8 以内才可以）",
     "The notes' d = 3 table": "笔记里 d = 3 的表",
     "Picture: PE of {positions} positions x {dims} dimensions (rows = positions)":
         "图：{positions} 个位置 x {dims} 个维度的位置编码（行 = 位置）",

@@ -21,7 +21,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from studytool.decks.kinds import FLOAT_TOLERANCE, KINDS, MIN_TOLERANCE, TAGS
 from studytool.files import REORDERING
 from studytool.i18n import _
-from studytool.problems.reading import MAX_MAGNITUDE
+from studytool.problems.reading import MAX_MAGNITUDE, power_of_ten
 
 ID = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
 LETTERS = "ABCDEFGH"
@@ -113,11 +113,6 @@ def boolean(node: Node) -> bool:
 def _short(written: str) -> str:
     """A number as written, cut to a glance (a refused one may have 100 digits)."""
     return written if len(written) <= 24 else written[:20] + "…"
-
-
-def power_of_ten(value: float) -> str:
-    """10^15 as `1e15`, 10^-9 as `1e-9`: a bound as it may be written in a deck."""
-    return f"1e{round(math.log10(value))}"
 
 
 def _exponent_text(node: Node) -> bool:

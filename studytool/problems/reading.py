@@ -44,6 +44,11 @@ MAX_DIGITS = 50
 # squares stay far from overflow (10^30), and it prints in 16 digits plus the decimals a tolerance asks for.
 MAX_MAGNITUDE = 10**15
 
+
+def power_of_ten(value: float) -> str:
+    """10^15 as `1e15`, 10^-9 as `1e-9`: a bound as a deck or a command line may write it."""
+    return f"1e{round(math.log10(value))}"
+
 # `tensor([1, 2])`, `np.array([1, 2])`, `torch.Size([32, 8])`: the Python wrapper around a list.
 _WRAPPER = re.compile(r"(?:[a-z_]+\.)*(?:tensor|array|size)\s*\((.*)\)")
 
