@@ -192,6 +192,7 @@ def positional_encoding(d_model: int, positions: int) -> dict[str, Any]:
 MASK_MAX_LEN = 512      # keys (and queries) of one drawn mask
 WEIGHTS_MAX_SEQ = 16    # --weights draws an L x L grid per head
 WEIGHTS_MAX_D_MODEL = 1024   # --weights builds a real layer: its (3d, d) weights are 25 MB at 1024, 240 GB at 10^5
+WEIGHTS_MAX_HEADS = 16       # a grid per head: 1024 heads of 16 x 16 printed 19,000 lines
 
 
 def parse_lengths(text: str) -> list[int]:
@@ -236,6 +237,9 @@ def attention_weights(seq: int, d_model: int, heads: int, seed: int) -> dict[str
     if seq > WEIGHTS_MAX_SEQ:
         raise StudytoolError(_("--weights draws an L x L grid per head: use --seq {most} or less").format(
             most=WEIGHTS_MAX_SEQ))
+    if heads > WEIGHTS_MAX_HEADS:
+        raise StudytoolError(_("--weights draws an L x L grid per head: use --heads {most} or fewer").format(
+            most=WEIGHTS_MAX_HEADS))
     if d_model > WEIGHTS_MAX_D_MODEL:
         raise StudytoolError(_("--weights builds a real attention layer: use --d-model {most} or less").format(
             most=WEIGHTS_MAX_D_MODEL))

@@ -396,6 +396,7 @@ ZH: dict[str, str] = {
     "a mask over {n} positions is too large to draw (at most {most})": "{n} 个位置的掩码太大，画不下（最多 {most}）",
     "--weights draws an L x L grid per head: use --seq {most} or less": "--weights 为每个头画一张 L x L 的图：请用 --seq {most} 或更小",
     "--weights builds a real attention layer: use --d-model {most} or less": "--weights 会建一个真实的注意力层：请用 --d-model {most} 或更小",
+    "--weights draws an L x L grid per head: use --heads {most} or fewer": "--weights 为每个头画一张 L x L 的图：请用 --heads {most} 或更少",
     "{token} is too large: calc takes numbers up to {most} in size (float64 keeps every integer exact up to there)": "{token} 太大：calc 只接受绝对值不超过 {most} 的数（在这个范围内 float64 能精确表示每个整数）",
     "these numbers are too close together for their size: float64 rounding would change the 6 decimals shown; subtract a common offset first ({what} gives the same result)": "这些数相对自身大小挨得太近：float64 的舍入会改变显示的 6 位小数；请先减去一个共同的偏移量（{what} 的结果不变）",
     "σ² + ε is {value:g} here, too small to divide by in float64: {what} needs a larger eps": "这里 σ² + ε 为 {value:g}，在 float64 中太小，不能做除数：{what} 需要更大的 eps",

@@ -205,6 +205,8 @@ def test_every_subcommand_renders_a_table_and_prints_json(args):
     (["shapes", "--batch", "1", "--seq", "2", "--vocab", "2", "--d-model", "99999999999", "--heads", "1"],
      "too large to trace"),
     (["attention", "--batch", "1", "--seq", "4", "--d-model", "2048", "--weights"], "--d-model 1024"),
+    (["attention", "--batch", "1", "--seq", "4", "--d-model", "1024", "--heads", "1024", "--weights"],
+     "--heads 16"),
 ])
 def test_bad_input_is_one_line_and_exit_1(args, words):
     result = runner.invoke(app, ["--lang", "en", "calc", *args])
