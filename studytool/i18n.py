@@ -198,7 +198,7 @@ ZH: dict[str, str] = {
     "--graph draws every topic; drop TOPIC and --seed": "--graph 画出全部主题；请去掉 TOPIC 和 --seed",
     "on or off": "on 或 off",
     "Next level": "下次的难度级别",
-    "Last asked": "上次所出的题",
+    "Last answered": "上次作答的题",
     "level {n}": "级别 {n}",
     "Implicit review: {n} card of a prerequisite topic rescheduled.": "隐式复习：调整了 {n} 张前置主题的卡片。",
     "Implicit review: {n} cards of prerequisite topics rescheduled.": "隐式复习：调整了 {n} 张前置主题的卡片。",

@@ -113,8 +113,8 @@ class Shown:
 
     @property
     def last_asked(self) -> Logged | None:
-        """The variant last asked of a generated card (its pinned example shows only what it starts from);
-        an implicit credit (`implicit.py`) asked nothing."""
+        """The variant last answered of a generated card (its pinned example shows only what it starts from);
+        an implicit credit (`implicit.py`) asked nothing, and a variant left with `:q` is not logged."""
         if self.listed.card.kind != "generated":
             return None
         return next((review for review in reversed(self.reviews) if review.mode != "implicit"), None)

@@ -45,7 +45,8 @@ def test_cards_show_gives_the_inputs_and_level_of_the_variant_last_asked(env):
     assert [review["params"] for review in shown["reviews"]] == [card.pose(None).params, asked.params]
 
     screen = invoke([*env, "--lang", "en", "cards", "show", "g/max"]).stdout
-    line = next(line for line in screen.splitlines() if line.startswith("Last asked"))
+    line = next(line for line in screen.splitlines() if line.startswith("Last answered"))   # not "asked": :q
+    assert line == next(line for line in screen.splitlines() if line.startswith("Last "))      # leaves no log
     inputs = ", ".join(f"{name}={value}" for name, value in asked.params.items())
     assert line.split(None, 2)[2] == f"{inputs} (level {asked.level})"
     assert "Next level" in screen
@@ -58,4 +59,10 @@ def test_a_fixed_card_has_no_last_asked_variant(env, tmp_path):
     invoke([*env, "review", "--deck", "n"], "7\n")
     shown = json.loads(invoke([*env, "cards", "show", "n/a", "--json"]).stdout)
     assert shown["last_asked"] is None and shown["reviews"][0]["level"] is None
-    assert "Last asked" not in invoke([*env, "--lang", "en", "cards", "show", "n/a"]).stdout
+    assert "Last answered" not in invoke([*env, "--lang", "en", "cards", "show", "n/a"]).stdout
+
+
+def test_the_label_says_answered_in_both_languages(env):
+    invoke([*env, "review", "--deck", "g"], "0\n:q\n")   # the second variant is shown, then :q: not logged
+    zh = invoke([*env, "--lang", "zh", "cards", "show", "g/max"]).stdout
+    assert "上次作答的题" in zh and "上次所出的题" not in zh

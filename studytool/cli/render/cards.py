@@ -75,7 +75,7 @@ def render_card_list(console: Console, found: Sequence[Listed]) -> None:
 
 
 def _asked_text(asked: Logged) -> str:
-    """The drawn inputs of the variant last asked, and its level: `d_model=512, n_heads=8 (level 2)`."""
+    """The drawn inputs of the variant last answered, and its level: `d_model=512, n_heads=8 (level 2)`."""
     inputs = ", ".join(f"{name}={value}" for name, value in asked.params.items())   # as `Card.question` writes them
     level = _("level {n}").format(n=asked.level) if asked.level is not None else ""
     return f"{inputs} ({level})" if inputs and level else inputs or level or "—"
@@ -97,7 +97,8 @@ def render_card(console: Console, shown: Shown) -> None:
         (_("Retrievability now"), recall),
         (_("Reps"), str(shown.reps)),
         (_("Lapses"), str(shown.lapses)),
-        *([(_("Last asked"), escape(_asked_text(shown.last_asked)))] if shown.last_asked else []),
+        # "answered": a variant shown and left with :q is not logged (JSON keeps its key, `last_asked`)
+        *([(_("Last answered"), escape(_asked_text(shown.last_asked)))] if shown.last_asked else []),
         (_("Next level"), str(shown.level) if shown.level is not None else "—"),
         (_("Flags"), _flag_words(listed) or "—"),
     ]
