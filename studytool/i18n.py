@@ -570,6 +570,7 @@ ZH: dict[str, str] = {
     "backup {name} is damaged too ({reason}); choose another ('studytool backup list')": "备份 {name} 也已损坏（{reason}）；请另选一个（'studytool backup list'）",
     "no backups of {db} in {folder}": "{folder} 中没有 {db} 的备份",
     "cannot back up {db} into {folder} ({reason}); nothing was written": "无法把 {db} 备份到 {folder}（{reason}）；没有写入任何内容",
+    "{folder} is read-only: cannot back up {db} (nothing was written); 'studytool stats', 'cards list' and 'backup list' still read it": "{folder} 是只读的：无法备份 {db}（没有写入任何内容）；'studytool stats'、'cards list' 和 'backup list' 仍可读取它",
     "{db} is healthy; add --force to replace it with {name} (it is kept beside it)": "{db} 完好；要用 {name} 替换它请加 --force（原文件会保留在旁边）",
     "every backup in {folder} is damaged": "{folder} 中的备份都已损坏",
     "{first}; {count} more problems": "{first}；另有 {count} 处问题",

@@ -143,9 +143,13 @@ def take(db: Path, now: datetime | None = None, *, checked: bool = False, days: 
     except BaseException as error:   # Ctrl-C too: no half copy (nor the name kept for it) is left in the folder
         for path in (temporary, target):
             if path is not None:
-                path.unlink(missing_ok=True)
+                _remove(path)
         if not isinstance(error, (OSError, sqlite3.Error)):
             raise
+        if isinstance(error, OSError) and error.errno in READ_ONLY:
+            raise StudytoolError(_("{folder} is read-only: cannot back up {db} (nothing was written); 'studytool "
+                                   "stats', 'cards list' and 'backup list' still read it").format(
+                folder=folder if folder.exists() else folder.parent, db=db)) from None   # the one that refused
         raise StudytoolError(_("cannot back up {db} into {folder} ({reason}); nothing was written").format(
             db=db, folder=folder, reason=" ".join(str(error).split()))) from None
     number = int(_NAME.match(target.name)["number"])
@@ -275,6 +279,17 @@ def _chosen(db: Path, name: str | None) -> Backup:
     raise StudytoolError(_("no backup named {name!r}; see 'studytool backup list'").format(name=name))
 
 
+READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)   # a read-only mount, a folder without w, an immutable one
+
+
+def _remove(path: Path) -> None:
+    """Delete a file if it is there; a read-only file system refuses even to unlink what is not there (EROFS)."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 def _put_in_place(backup: Path, db: Path, replaced: Path | None) -> None:
     """Copy the backup beside `db`, move `db` (and its -wal/-shm) aside, then move the copy in."""
     import shutil
@@ -290,15 +305,12 @@ def _put_in_place(backup: Path, db: Path, replaced: Path | None) -> None:
                     moved.append((f"{db}{suffix}", f"{replaced}{suffix}"))
         os.replace(temporary, db)
     except BaseException as error:   # Ctrl-C too: the database is where it was, or the restored one is
-        try:
-            temporary.unlink(missing_ok=True)
-        except OSError:   # a read-only file system refuses even to unlink what is not there
-            pass
+        _remove(temporary)
         for original, aside in reversed(moved):
             os.replace(aside, original)
         if not isinstance(error, OSError):
             raise
-        if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        if error.errno in READ_ONLY:
             raise StudytoolError(_("{folder} is read-only: cannot restore {db} (nothing was changed); 'studytool "
                                    "stats', 'cards list' and 'backup list' still read it").format(
                 folder=db.parent, db=db)) from None

@@ -256,6 +256,14 @@ def test_a_command_that_writes_in_a_read_only_folder_says_so_and_what_still_work
     assert answers_in(db) == 3
 
 
+def test_backup_in_a_read_only_folder_says_so(read_only):
+    db = read_only
+    result = runner.invoke(app, ["--db", str(db), "backup"])
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (f"studytool: {db.parent} is read-only: cannot back up {db} (nothing was written); "
+                             "'studytool stats', 'cards list' and 'backup list' still read it\n")
+
+
 def test_restore_on_a_read_only_file_system_says_so(db, monkeypatch):
     """On a read-only mount even unlinking a file that is not there fails (EROFS): that was reported as
     "cannot write the output"; the restore says the folder is read-only and leaves everything as it was."""
