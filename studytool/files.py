@@ -20,8 +20,8 @@ from typing import BinaryIO
 
 
 # Bidirectional marks, embeddings, overrides and isolates reorder the text around them on screen ("Big \u202eevil"
-# shows as "Big live"), and zero-width spaces and joiners hide inside words: a regex class of them. ZWNJ and ZWJ
-# (U+200C, U+200D) are not among them: Persian and Indic words and emoji sequences need them.
+# shows as "Big live"), and the zero-width space, word joiner and U+FEFF hide inside words: a regex class of them.
+# The zero-width non-joiner and joiner (U+200C, U+200D) are not among them: Persian words and emoji need them.
 REORDERING = "\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff"
 # C0 and C1 controls, DEL, and lone surrogates (bytes that were not UTF-8, as os.listdir and stdin decode them)
 _UNPRINTABLE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{REORDERING}]")
