@@ -63,6 +63,7 @@ def trace_shapes(
 
     `part` is "input" (embeddings), "encoder", "decoder" or "output". `tgt_len=None` means src_len;
     with tgt_len != src_len the cross-attention scores are rectangular (B, H, L_tgt, L_src).
+    Sizes that make an array of more than MAX_ELEMENTS raise `TooLargeToTrace` before any array is made.
     """
     _check(batch=batch, src_len=src_len, d_model=d_model, n_heads=n_heads, vocab=vocab, d_ff=d_ff, tgt_len=tgt_len)
     if d_model % n_heads:
