@@ -95,11 +95,11 @@ def test_review_recall_takes_two_lines_and_missed_card_returns(env):
     assert [(c["card"], c["rating"], c["correct"]) for c in doc["cards"]] == [("rc/a", 1, False), ("rc/a", 3, True)]
 
 
-def test_bad_retention_is_a_one_line_error(env):
+def test_bad_retention_is_a_usage_error(env):
     drill_deck(env)
     result = invoke(["--deck-path", str(env), "review", "--retention", "1.5"], "")
-    assert result.exit_code == 1
-    assert result.stderr.startswith("studytool: retention must be") and result.stderr.count("\n") == 1
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[1] == "Error: Invalid value for '--retention': must be from 0.7 to 0.99, not 1.5"
 
 
 def test_corrupt_database_is_named_and_left_untouched(env):

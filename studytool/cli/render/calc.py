@@ -37,7 +37,7 @@ def _pairs(console: Console, rows: Sequence[tuple[str, str]]) -> None:
 
 def render_layernorm(r: dict[str, Any], console: Console) -> None:
     _pairs(console, [
-        ("x", "[" + ", ".join(f"{v:g}" for v in r["input"]) + "]"),
+        ("x", "[" + ", ".join(f"{v:.15g}" for v in r["input"]) + "]"),   # as typed: 1000.001 is not 1000
         (_("mean") + " m", _num(r["mean"])),
         (_("variance") + " σ²", _num(r["variance"]) + "  " + _("(divide by K, not K−1)")),
         ("σ", _num(r["sigma"])),
@@ -53,7 +53,7 @@ def render_batchnorm(r: dict[str, Any], console: Console) -> None:
         table.add_column(f"x[:, {j}]", justify="right")
         table.add_column(f"BN[:, {j}]", justify="right", style="green")
     for b, (row, out) in enumerate(zip(r["input"], r["output"])):
-        table.add_row(str(b), *(cell for x, y in zip(row, out) for cell in (f"{x:g}", _num(y))))
+        table.add_row(str(b), *(cell for x, y in zip(row, out) for cell in (f"{x:.15g}", _num(y))))
     table.add_section()
     table.add_row(_("mean"), *(cell for m in r["mean"] for cell in (_num(m), "")))
     table.add_row("σ", *(cell for s in r["sigma"] for cell in (_num(s), "")))
@@ -67,7 +67,7 @@ def render_softmax(r: dict[str, Any], console: Console) -> None:
     table.add_column("x", justify="right")
     table.add_column("softmax(x)", justify="right", style="green")
     for i, (x, p) in enumerate(zip(r["input"], r["output"])):
-        table.add_row(str(i), f"{x:g}", _num(p))
+        table.add_row(str(i), f"{x:.15g}", _num(p))
     console.print(table)
     console.print(Text(f"Σ = {_num(r['sum'])}", style="dim"))
 
