@@ -117,7 +117,8 @@ SQLITE_CORRUPT = 11   # "database disk image is malformed": a damaged file, not 
 
 def unreadable(path: Path, reason: object) -> StudytoolError:
     """The one-line error for a file SQLite cannot use; a damaged one's names the backup to restore."""
-    if isinstance(reason, sqlite3.DatabaseError) and (getattr(reason, "sqlite_errorcode", 0) or 0) & 0xFF == SQLITE_CORRUPT:
+    code = getattr(reason, "sqlite_errorcode", None) or 0   # None or absent: an error raised here, not by SQLite
+    if isinstance(reason, sqlite3.DatabaseError) and code & 0xFF == SQLITE_CORRUPT:
         from studytool.study.backup import damaged
 
         return damaged(path, [str(reason)])
