@@ -91,10 +91,14 @@ def backups(db: Path, *, count: bool = True) -> list[Backup]:
     for name in names:
         match = _NAME.match(name)
         path = folder / name
-        if match and match["stem"] == Path(db).stem and path.is_file():
-            taken = datetime.strptime(match["stamp"], STAMP).replace(tzinfo=timezone.utc)
-            found.append(Backup(path, taken, path.stat().st_size, _answers(path) if count else None,
-                                int(match["number"] or 0)))
+        if not (match and match["stem"] == Path(db).stem and path.is_file()):
+            continue
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:   # pruned meanwhile by another session taking its backup
+            continue
+        taken = datetime.strptime(match["stamp"], STAMP).replace(tzinfo=timezone.utc)
+        found.append(Backup(path, taken, size, _answers(path) if count else None, int(match["number"] or 0)))
     return sorted(found, key=lambda backup: (backup.number, backup.time), reverse=True)
 
 
@@ -152,10 +156,11 @@ def take(db: Path, now: datetime | None = None, *, checked: bool = False, days: 
                 folder=folder if folder.exists() else folder.parent, db=db)) from None   # the one that refused
         raise StudytoolError(_("cannot back up {db} into {folder} ({reason}); nothing was written").format(
             db=db, folder=folder, reason=" ".join(str(error).split()))) from None
-    number = int(_NAME.match(target.name)["number"])
+    # Read before pruning: another session taking its own copy at the same moment may prune this one.
+    taken = Backup(target, now.astimezone(timezone.utc).replace(microsecond=0), target.stat().st_size,
+                   _answers(target), int(_NAME.match(target.name)["number"]))
     prune(db, keep=target, days=days)
-    return Backup(target, now.astimezone(timezone.utc).replace(microsecond=0), target.stat().st_size,
-                  _answers(target), number)
+    return taken
 
 
 def _reserve(db: Path, now: datetime) -> Path:

@@ -79,6 +79,28 @@ def test_names_never_collide(db):
 
 
 
+def test_two_sessions_backing_up_at_once_both_succeed(db):
+    """Two processes' first writes of the day back up together: each one's prune may remove the other's copy."""
+    import threading
+
+    errors: list[BaseException] = []
+
+    def session() -> None:
+        try:
+            for _ in range(25):
+                backup.take(db, T0, checked=True)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=session) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(backup.backups(db)) == 1   # one day: only its newest copy stays
+
+
 def test_the_first_write_backs_up_first(db):
     write(db)
     [taken] = backup.backups(db)
