@@ -112,12 +112,17 @@ def render_card(console: Console, shown: Shown) -> None:
         console.print(_("No answers yet."))
         return
     table = Table(title=_("Answers"))
-    for header in (_("Time"), _("Mode"), _("Rating"), _("Correct"), _("Answer")):
+    for header in (_("When"), _("Mode"), _("Rating"), _("Correct"), _("Answer")):
         table.add_column(header)
     for review in shown.reviews:
-        table.add_row(_when(review.time), review.mode, rating_word(review.rating),
+        table.add_row(_when(review.time), _mode_word(review.mode), rating_word(review.rating),
                       "✓" if review.correct else "✗", escape(visible(review.answer)))   # typed: ESC never raw
     emit(console, table)
+
+
+def _mode_word(mode: str) -> str:
+    """How an answer was given, in the interface language (the JSON keeps the stored word)."""
+    return {"review": _("review"), "quiz": _("quiz"), "implicit": _("implicit")}.get(mode, mode)
 
 
 def render_action(console: Console, done: dict[str, Any]) -> None:

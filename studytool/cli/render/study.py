@@ -241,7 +241,7 @@ def show_summary(console: Console, summary: Summary) -> None:
         + (f"   [bold]{_('Hinted')}:[/] {summary.hinted}" if summary.hinted else "")
     )
     if summary.seed is not None:
-        emit(console, _("Replay this quiz with --seed {seed}").format(seed=summary.seed))
+        emit(console, _("Replay this quiz: the same command with --seed {seed}").format(seed=summary.seed))
     if summary.outlook is not None:
         emit(console, Prose(escape(outlook_text(summary.outlook, asked=True, ended_early=summary.ended_early))))
     if summary.credited:
