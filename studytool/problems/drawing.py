@@ -47,6 +47,13 @@ def num(x: float) -> str:
     return _decimal(x)
 
 
+def total(xs: Sequence[float]) -> str:
+    """A sum as written by hand: -8 + 6 − 9 + 10, not -8 + 6 + -9 + 10."""
+    terms = [num(xs[0])] if len(xs) else []
+    terms += [f"− {num(-x)}" if x < 0 else f"+ {num(x)}" for x in xs[1:]]
+    return " ".join(terms)
+
+
 def vec(xs: Sequence[float]) -> str:
     """All integers as integers; otherwise every entry to 6 decimals, so columns line up."""
     if all(abs(float(x) - round(float(x))) < 1e-9 for x in xs):

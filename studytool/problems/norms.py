@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import int_in, matrix, numbers, pinned_length, range_holds
-from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, mat, num, pick, plain, rows, vec
+from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, mat, num, pick, plain, rows, total, vec
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
 
@@ -31,7 +31,7 @@ def _ln_steps(x: np.ndarray) -> tuple[list[str], float, float]:
     sigma = math.sqrt(var)
     squares = " + ".join(num(d * d) for d in dev)
     steps = [
-        f"均值 m = ({' + '.join(num(v) for v in x)}) / {k} = {num(m)}",
+        f"均值 m = ({total(x)}) / {k} = {num(m)}",
         f"偏差 x − m = {vec(dev)}",
         f"方差 = ({squares}) / {k} = {num(var)}（除以 K = {k}，总体方差）",
         f"σ = √{num(var)} = {num(sigma)}",
