@@ -17,7 +17,7 @@ from studytool import __version__
 from studytool.cli.commands import config, explain, study, worksheet
 from studytool.cli.style import Group
 from studytool.config import Settings
-from studytool.i18n import LANGUAGES
+from studytool.i18n import LANGUAGES, set_language
 
 # Every command, in the order help lists them in its three panels: a function, or a command group's help line
 # (the group is studytool/cli/commands/<name>.py). Each is built only when named (click's lazy subcommands),
@@ -67,8 +67,6 @@ class _Root(Group):
         return command
 
     def make_context(self, info_name, args, parent=None, **extra):
-        from studytool.i18n import set_language
-
         set_language(_language_asked(args))
         return super().make_context(info_name, args, parent=parent, **extra)
 
@@ -78,6 +76,10 @@ class _Root(Group):
             super().format_help(ctx, formatter)
         finally:
             self.listing = False
+
+
+# `config new_per_day -1` is a value to refuse in words, not an unknown option "-1".
+_CONTEXT = {"config": {"ignore_unknown_options": True}}
 
 
 def _typer_of(name: str) -> typer.Typer:
@@ -90,10 +92,6 @@ def _typer_of(name: str) -> typer.Typer:
     single = typer.Typer(add_completion=False)
     single.command(name, rich_help_panel=panel, context_settings=_CONTEXT.get(name))(what)
     return single
-
-
-# `config new_per_day -1` is a value to refuse in words, not an unknown option "-1".
-_CONTEXT = {"config": {"ignore_unknown_options": True}}
 
 
 app = typer.Typer(
@@ -132,7 +130,7 @@ def _global(
     ctx: typer.Context,
     db: Optional[Path] = typer.Option(None, "--db", metavar="PATH", help="Progress database (default: $STUDYTOOL_HOME/studytool.db)."),
     deck_path: list[Path] = typer.Option([], "--deck-path", metavar="PATH", help="Extra deck file or folder (repeatable)."),
-    lang: Optional[str] = typer.Option(None, "--lang", metavar="en|zh",
+    lang: Optional[str] = typer.Option(None, "--lang", metavar="en|zh",   # checked here, applied by _Root
                                        click_type=click.Choice(LANGUAGES, case_sensitive=False),
                                        help="Interface language: en or zh (default: $STUDYTOOL_LANG, then the locale)."),
     version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."),
