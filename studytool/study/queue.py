@@ -9,10 +9,8 @@ of several or all decks, as studying Anki's top deck, by each deck's values and
 the global ones over them all (today's answers in every deck count against
 those, as Anki counts a parent's). Learning steps due within the learn-ahead
 window (Anki's 20 minutes) wait in the session and come back when due, or as
-soon as nothing else is left. New cards come after their topics' prerequisites
-(the topic graph); one held back by a prerequisite whose deck is over its limit
-today comes last, if the limits leave room for it. Reads only the due rows and
-today's log, never the whole log.
+soon as nothing else is left. Reads only the due rows and today's log, never
+the whole log.
 """
 
 from __future__ import annotations
@@ -190,31 +188,12 @@ def review_queue(
     scheduled = store.scheduled_keys()
     introduced = {card.topic for deck in decks for card in deck.cards if card.key in scheduled}
     unseen = [card for key, card in selected.items() if key not in scheduled]
-    placed = _new_cards(unseen, introduced, room, total)
+    # a topic's first card after its prerequisites' (topic graph), so the first `total` keep that order too;
+    # spreading topics apart may not undo it
+    placed = prerequisite_order(unseen, introduced, room)[:total]
     spread = spread_topics([Showing(card, None) for card in placed])
     new = [Showing(card, None) for card in prerequisite_order([showing.card for showing in spread], introduced)]
     return spread_topics(due) + new + waiting
-
-
-def _new_cards(unseen: list[Card], introduced: set[str], room: dict[str, int], total: int) -> list[Card]:
-    """Today's new cards: a topic's first card after its prerequisites' (topic graph), so the first `total` keep
-    that order too (spreading topics apart may not undo it); then, if the limits leave room, the cards held back
-    by a prerequisite whose deck is over its limit today, in the same order.
-
-    Without the second pass the day's count hung on the shuffle: which of a capped deck's cards took its room
-    decided how many cards of the other decks waited for a topic only it teaches (19 or 20 of 20).
-    """
-    from studytool.decks.select import prerequisite_order
-
-    placed = prerequisite_order(unseen, introduced, room)[:total]
-    left = dict(room)
-    for card in placed:
-        left[card.deck] -= 1
-    if len(placed) < total:
-        taken = {card.key for card in placed}
-        held = [card for card in unseen if card.key not in taken and left.get(card.deck, 0) > 0]
-        placed += prerequisite_order(held, introduced | {card.topic for card in placed}, left)[:total - len(placed)]
-    return placed
 
 
 def _due_showings(store: Store, selected: dict[str, Card], reviews_left: Budget, now: datetime,

@@ -62,39 +62,3 @@ def test_with_one_new_card_a_day_the_chain_is_introduced_in_order(store):
                             seed=None, params={}, duration_ms=1, time=now),
                      lambda prior, now=now: Schedule(2, None, 3.0, 5.0, now + timedelta(days=30), now))
     assert introduced == ["softmax", "attention", "multi-head"]
-
-
-def test_a_capped_decks_draw_never_leaves_the_days_room_unused(store):
-    """The tester's `[1/19]` half the time: deck a may give 1 new card today, softmax or residual as the shuffle
-    falls; deck b's attention needs softmax and its layernorm needs residual, so the other one was held back and
-    the queue was one short. Held-back cards now fill the room left, after the rest: 1 + 2 at every seed."""
-    from studytool.study import settings
-
-    settings.put(store, "new_per_day", "1", deck="a")
-    decks = [Deck(deck="a", title="a", source="", cards=(number("sm", 1, "softmax", "a"),
-                                                        number("rs", 2, "residual", "a"))),
-             Deck(deck="b", title="b", source="", cards=(number("at", 3, "attention", "b"),
-                                                        number("ln", 4, "layernorm", "b")))]
-    for seed in range(40):
-        queue = review_queue(store, decks, deck_ids=["a", "b"], now=T0, days=UTC_DAYS, rng=random.Random(seed))
-        keys = [showing.card.key for showing in queue]
-        assert len(keys) == 3 and {"b/at", "b/ln"} <= set(keys), (seed, keys)
-        picked = next(key for key in keys if key.startswith("a/"))   # the one deck a gave: its dependent after it
-        assert keys.index(picked) < keys.index({"a/sm": "b/at", "a/rs": "b/ln"}[picked])
-
-
-def test_the_testers_two_decks_always_give_twenty_new_cards(store):
-    """`config new_per_day 3 --deck p47-encoder`, then `review --deck extra-interview --deck p47-encoder`: 3 + 17
-    under the global cap of 20, whatever the shuffle (19 about half the time before)."""
-    from collections import Counter
-
-    from studytool.config import Settings
-    from studytool.decks.loader import load_decks
-    from studytool.study import settings
-
-    settings.put(store, "new_per_day", "3", deck="p47-encoder")
-    decks = load_decks(Settings(home=store.path.parent))
-    for seed in range(60):
-        queue = review_queue(store, decks, deck_ids=["extra-interview", "p47-encoder"], now=T0, days=UTC_DAYS,
-                             rng=random.Random(seed))
-        assert Counter(showing.card.deck for showing in queue) == {"extra-interview": 17, "p47-encoder": 3}, seed
