@@ -108,10 +108,18 @@ def _answers(path: Path) -> int | None:
 
     try:
         con = sqlite3.connect(read_only_uri(path), uri=True)
-        try:
-            return con.execute("SELECT count(*) FROM reviews").fetchone()[0]
-        finally:
-            con.close()
+    except sqlite3.Error:
+        return None
+    try:
+        return _counted(con)
+    finally:
+        con.close()
+
+
+def _counted(con: sqlite3.Connection) -> int | None:
+    """The answers logged in an open database; None if it holds no progress log."""
+    try:
+        return con.execute("SELECT count(*) FROM reviews").fetchone()[0]
     except sqlite3.Error:
         return None
 
@@ -140,9 +148,13 @@ def take(db: Path, now: datetime | None = None, *, checked: bool = False, days: 
         copy = sqlite3.connect(temporary)
         try:
             source.backup(copy)   # a consistent snapshot, even while another session writes
+            answers = _counted(copy)
         finally:
             copy.close()
             source.close()
+        # Measured before it is in place: from then on another session's prune may remove it at any moment.
+        taken = Backup(target, now.astimezone(timezone.utc).replace(microsecond=0), temporary.stat().st_size,
+                       answers, int(_NAME.match(target.name)["number"]))
         os.replace(temporary, target)
     except BaseException as error:   # Ctrl-C too: no half copy (nor the name kept for it) is left in the folder
         for path in (temporary, target):
@@ -156,9 +168,6 @@ def take(db: Path, now: datetime | None = None, *, checked: bool = False, days: 
                 folder=folder if folder.exists() else folder.parent, db=db)) from None   # the one that refused
         raise StudytoolError(_("cannot back up {db} into {folder} ({reason}); nothing was written").format(
             db=db, folder=folder, reason=" ".join(str(error).split()))) from None
-    # Read before pruning: another session taking its own copy at the same moment may prune this one.
-    taken = Backup(target, now.astimezone(timezone.utc).replace(microsecond=0), target.stat().st_size,
-                   _answers(target), int(_NAME.match(target.name)["number"]))
     prune(db, keep=target, days=days)
     return taken
 
