@@ -5,6 +5,7 @@ import os
 import sqlite3
 import subprocess
 import time
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -232,10 +233,9 @@ def test_stats_and_review_on_bad_rows_are_one_line(tmp_path, sql):
 # --- read-only folders --------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def read_only(db):
-    """The database's folder made unwritable: chmod for a user, the immutable attribute for root."""
-    folder = db.parent
+@contextmanager
+def unwritable(folder: Path):
+    """`folder` made unwritable for the block: chmod for a user, the immutable attribute for root."""
     if os.geteuid() == 0:
         if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
             pytest.skip("cannot make a folder read-only for root here (no chattr)")
@@ -244,12 +244,18 @@ def read_only(db):
     try:
         if os.access(folder, os.W_OK):
             pytest.skip("the folder stays writable")
-        yield db
+        yield folder
     finally:
         if os.geteuid() == 0:
             subprocess.run(["chattr", "-i", str(folder)], check=True)
         else:
             folder.chmod(0o755)
+
+
+@pytest.fixture
+def read_only(db):
+    with unwritable(db.parent):
+        yield db
 
 
 def test_stats_works_on_a_database_in_a_read_only_folder(read_only):
@@ -328,22 +334,11 @@ def old_schema_db(tmp_path):
 
 def test_an_old_schema_in_a_read_only_folder_is_read_through_a_copy_in_memory(old_schema_db):
     db = old_schema_db
-    folder = db.parent
-    if os.geteuid() == 0:
-        if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
-            pytest.skip("cannot make a folder read-only for root here (no chattr)")
-    else:
-        folder.chmod(0o555)
-    try:
+    with unwritable(db.parent) as folder:
         before = db.read_bytes()
         with open_store(db, create=False) as store:
             assert store.answers_total() == 1 and store.version() > 1   # upgraded, in memory
         assert db.read_bytes() == before and sorted(os.listdir(folder)) == ["studytool.db"]
-    finally:
-        if os.geteuid() == 0:
-            subprocess.run(["chattr", "-i", str(folder)], check=True)
-        else:
-            folder.chmod(0o755)
 
 
 # --- the CLI ------------------------------------------------------------------------------------------------
