@@ -79,7 +79,6 @@ def test_names_never_collide(db):
     assert backup.backups(db) == [second]   # the older copy of that day is pruned, not overwritten
 
 
-
 def test_two_sessions_backing_up_at_once_both_succeed(db):
     """Two processes' first writes of the day back up together: each one's prune may remove the other's copy."""
     import threading
@@ -99,7 +98,12 @@ def test_two_sessions_backing_up_at_once_both_succeed(db):
     for thread in threads:
         thread.join()
     assert errors == []
-    assert len(backup.backups(db)) == 1   # one day: only its newest copy stays
+    left = backup.backups(db)
+    # Each prune keeps its own copy, so while they race the other's newest may stay beside it for a while.
+    assert 1 <= len(left) <= 2 and all(b.answers == 3 for b in left)
+    assert left[0].number == 50   # the copy taken last is never pruned
+    backup.prune(db)   # the next session's prune tidies the day to its newest copy
+    assert backup.backups(db) == left[:1]
 
 
 def test_the_first_write_backs_up_first(db):
