@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, get_args
 
 from studytool.decks.kinds import KINDS, CardKind, pose_generated
@@ -48,13 +49,12 @@ class Card:
             return replace(pose_generated(self.body, seed, layout, level), seed=seed)
         return replace(KINDS[self.kind].pose(self.body, seed, layout), seed=seed)
 
-    @property
+    @cached_property
     def question(self) -> str:
-        """The question as text, for listings: q, the statement, or the generator call."""
+        """The question as text, for listings and search: q, the statement, or a generated card posed with the
+        notes' own numbers (what a learner reads, not the generator call behind it)."""
         if self.kind == "generated":
-            pinned = {**self.body.get("params", {}), **self.body.get("example", {})}
-            args = ", ".join(f"{name}={value}" for name, value in pinned.items())
-            return f"{self.body['generator']}({args})"
+            return self.pose().prompt
         return self.body.get("q") or self.body["statement"]
 
 

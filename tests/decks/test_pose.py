@@ -122,6 +122,13 @@ def test_generated_without_a_seed_poses_the_notes_example():
     assert variant.seed is None
 
 
+def test_a_generated_card_is_listed_by_the_question_its_example_poses():
+    """Listings and search show what a learner reads (the notes' numbers), not the generator call behind it."""
+    card = CARDS["ln-vector"]
+    expected = registry.get("layer_norm").draw(np.random.default_rng(0), size=4, x=[2, 4, 6, 8]).prompt
+    assert card.question == expected and "layer_norm(" not in card.question
+
+
 def test_generated_variants_change_with_the_seed():
     prompts = {CARDS["softmax-plain"].pose(seed).prompt for seed in range(10)}
     assert len(prompts) > 3

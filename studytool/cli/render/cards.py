@@ -76,7 +76,7 @@ def render_card_list(console: Console, found: Sequence[Listed]) -> None:
 
 def _asked_text(asked: Logged) -> str:
     """The drawn inputs of the variant last answered, and its level: `d_model=512, n_heads=8 (level 2)`."""
-    inputs = ", ".join(f"{name}={value}" for name, value in asked.params.items())   # as `Card.question` writes them
+    inputs = ", ".join(f"{name}={value}" for name, value in asked.params.items())
     level = _("level {n}").format(n=asked.level) if asked.level is not None else ""
     return f"{inputs} ({level})" if inputs and level else inputs or level or "—"
 
