@@ -297,6 +297,7 @@ ZH: dict[str, str] = {
     # cards: the browser (study/cards.py)
     "unknown card {ref!r}: name a card DECK/ID, as `studytool cards list` shows them":
         "没有卡片 {ref!r}：请用 卡组/编号 指明卡片，与 `studytool cards list` 显示的一致",
+    "card {ref!r} is in {n} decks: name one of {cards}": "卡片 {ref!r} 在 {n} 个卡组里都有，请指明其中一个：{cards}",
     "unknown state {state!r}; states: {states}": "没有状态 {state!r}；可用状态：{states}",
     # optimize (study/optimize.py)
     "not enough reviews to optimize: {usable} usable of the {needed} FSRS needs"

@@ -133,13 +133,17 @@ class Shown:
 
 
 def find(decks: Sequence[Deck], ref: str) -> Card:
-    """The card named `DECK/ID`; one line saying so otherwise."""
-    deck_id, _slash, card_id = ref.partition("/")
-    for deck in decks:
-        if deck.deck == deck_id:
-            for card in deck.cards:
-                if card.id == card_id:
-                    return card
+    """The card named `DECK/ID`, or a bare `ID` that one deck alone has; one line saying so otherwise."""
+    deck_id, slash, card_id = ref.partition("/")
+    if slash:
+        named = [card for deck in decks if deck.deck == deck_id for card in deck.cards if card.id == card_id]
+    else:
+        named = [card for deck in decks for card in deck.cards if card.id == ref]
+    if len(named) == 1:
+        return named[0]
+    if named:   # ids are unique within a deck only
+        raise StudytoolError(_("card {ref!r} is in {n} decks: name one of {cards}").format(
+            ref=ref, n=len(named), cards=", ".join(card.key for card in named)))
     raise StudytoolError(_("unknown card {ref!r}: name a card DECK/ID, as `studytool cards list` shows them").format(
         ref=ref))
 

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from studytool.errors import StudytoolError
 from studytool.study import cards
 from studytool.study.store import Answer, Schedule
 
@@ -89,3 +90,30 @@ def test_the_variant_last_asked_of_a_generated_card_is_the_last_answer_not_an_im
     shown = cards.show(store, card, now=T0 + timedelta(hours=3), scheduler=Scheduler(Rules()))
     assert (shown.last_asked.params, shown.last_asked.level) == ({"x": [3, 0, 1]}, 1)   # the quiz's, unmarked
     assert shown.to_json()["last_asked"] == {"params": {"x": [3, 0, 1]}, "level": 1}
+
+
+def _decks(**cards_by_deck):
+    from studytool.decks.model import Card, Deck
+
+    return [Deck(deck=name, title=name, source="", cards=tuple(Card(deck=name, id=card, kind="recall", topic="t")
+                                                               for card in ids))
+            for name, ids in cards_by_deck.items()]
+
+
+def test_find_takes_a_bare_id_that_one_deck_alone_has():
+    decks = _decks(a=["x", "y"], b=["y", "z"])
+    assert cards.find(decks, "x").key == "a/x"
+    assert cards.find(decks, "z").key == "b/z"
+    assert cards.find(decks, "b/y").key == "b/y"
+
+
+def test_find_names_the_choices_of_a_bare_id_several_decks_have():
+    with pytest.raises(StudytoolError) as raised:
+        cards.find(_decks(a=["x", "y"], b=["y"]), "y")
+    assert str(raised.value) == "card 'y' is in 2 decks: name one of a/y, b/y"
+
+
+@pytest.mark.parametrize("ref", ["w", "a/z", "c/x", "a", "/x", "a/"])
+def test_find_refuses_a_card_no_deck_has(ref):
+    with pytest.raises(StudytoolError, match="^unknown card "):
+        cards.find(_decks(a=["x", "y"], b=["y", "z"]), ref)

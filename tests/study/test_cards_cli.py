@@ -120,6 +120,19 @@ def test_an_unknown_card_is_one_line_and_changes_nothing(env, args):
     assert listed(env, "--state", "suspended") == []
 
 
+def test_a_bare_card_id_names_the_card_when_one_deck_alone_has_it(env):
+    drill_deck(env, n=1, deck="solo")                               # solo/c0 beside drill/c0 .. drill/c5
+    assert doc(env, ["cards", "show", "c3"])["card"] == "drill/c3"
+    assert doc(env, ["cards", "suspend", "c4", "c5"])["cards"] == ["drill/c4", "drill/c5"]
+    assert doc(env, ["cards", "unsuspend", "c4"])["cards"] == ["drill/c4"]
+    assert listed(env, "--state", "suspended") == ["drill/c5"]
+    for args in (["cards", "show", "c0"], ["cards", "bury", "c1", "c0"]):
+        result = run(env, args)
+        assert result.exit_code == 1
+        assert result.stderr == "studytool: card 'c0' is in 2 decks: name one of drill/c0, solo/c0\n"
+    assert listed(env, "--state", "buried") == []                   # the ambiguous one stopped the whole command
+
+
 def test_an_unknown_state_is_one_line(env):
     result = run(env, ["cards", "list", "--state", "sleeping"])
     assert result.exit_code == 1

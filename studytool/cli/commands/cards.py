@@ -11,7 +11,8 @@ from studytool.cli.style import Group
 
 app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True)   # its help: GROUPS in cli/app.py
 
-Refs = Annotated[list[str], typer.Argument(metavar="DECK/ID...", help="Cards, as 'cards list' names them.")]
+Refs = Annotated[list[str], typer.Argument(
+    metavar="DECK/ID...", help="Cards, as 'cards list' names them (or ID alone, if one deck has it).")]
 
 
 @contextmanager
@@ -59,7 +60,8 @@ def cards_list(
 @app.command("show")
 def cards_show(
     ctx: typer.Context,
-    ref: str = typer.Argument(..., metavar="DECK/ID", help="A card, as 'cards list' names it."),
+    ref: str = typer.Argument(..., metavar="DECK/ID",
+                              help="A card, as 'cards list' names it (or ID alone, if one deck has it)."),
     as_json: Json = False,
 ) -> None:
     """One card: state, stability, difficulty, retrievability now, due, reps, lapses, flags and every answer."""
