@@ -27,8 +27,8 @@ def env(tmp_path, monkeypatch):
     return ["--deck-path", str(tmp_path / "decks")]
 
 
-def invoke(args, text=""):
-    return CliRunner().invoke(app, args, input=text)
+def invoke(args, text="", env=None):
+    return CliRunner().invoke(app, args, input=text, env=env)
 
 
 def test_cards_show_gives_the_inputs_and_level_of_the_variant_last_asked(env):
@@ -66,3 +66,47 @@ def test_the_label_says_answered_in_both_languages(env):
     invoke([*env, "review", "--deck", "g"], "0\n:q\n")   # the second variant is shown, then :q: not logged
     zh = invoke([*env, "--lang", "zh", "cards", "show", "g/max"]).stdout
     assert "上次作答的题" in zh and "上次所出的题" not in zh
+
+
+LONG = ("deck: arch\ntitle: 架构\nsource: 测试\ncards:\n"
+        "  - id: attention-scaling-why-sqrt-dk\n    kind: recall\n    topic: attention\n"
+        f"    q: {'为什么要除以根号 dk' * 3}\n    a: 方差\n")   # 57 cells of question
+
+
+def card_list(env, columns):
+    lines = invoke([*env, "--lang", "en", "cards", "list", "--deck", "arch"], env={"COLUMNS": str(columns)}
+                   ).stdout.splitlines()
+    return lines[0].split(), lines[2]
+
+
+@pytest.mark.parametrize("columns, headers, question", [
+    # hand-counted cells: card 34, state 8, due 16, stability 9, difficulty 10, flags 5, 3 between two columns;
+    # a line is at most COLUMNS - 1 cells
+    (80, ["Card", "State", "Due", "Stability"], None),                    # 64 + 12 = 76; difficulty: 89
+    (100, ["Card", "State", "Due", "Stability", "Difficulty"], None),     # 89: 7 cells left, under 12
+    (120, ["Card", "State", "Due", "Stability", "Difficulty", "Question"], 119 - 89 - 3),
+    (200, ["Card", "State", "Due", "Stability", "Difficulty", "Question"], 57),
+])
+def test_a_narrow_list_cuts_the_question_then_drops_it_before_the_memory_columns(env, tmp_path, columns, headers,
+                                                                                  question):
+    from rich.cells import cell_len
+
+    (tmp_path / "decks" / "arch.yaml").write_text(LONG, encoding="utf-8")
+    invoke([*env, "review", "--deck", "arch"], "\n3\n")   # learning now: a stability of 2.31, a difficulty
+    found, row = card_list(env, columns)
+    assert found == headers
+    assert cell_len(row) <= columns - 1
+    if question is None:
+        assert row.split()[-1].replace(".", "").isdigit()
+    else:
+        cut = row[row.index("为"):]
+        assert cell_len(cut) == question and cut.endswith("…" if question < 57 else "dk")
+
+
+def test_flags_show_when_a_card_has_one_and_come_before_difficulty(env, tmp_path):
+    (tmp_path / "decks" / "arch.yaml").write_text(LONG, encoding="utf-8")
+    invoke([*env, "review", "--deck", "arch"], "\n3\n")
+    assert card_list(env, 100)[0] == ["Card", "State", "Due", "Stability", "Difficulty"]   # no flag: no column
+    invoke([*env, "cards", "suspend", "arch/attention-scaling-why-sqrt-dk"])
+    headers, row = card_list(env, 100)   # 64 + 12 (suspended) + 12 = 88; difficulty: 101
+    assert headers == ["Card", "State", "Due", "Stability", "Flags"] and row.endswith("suspended")

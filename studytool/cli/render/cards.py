@@ -44,32 +44,47 @@ def _flag_words(listed: Listed) -> str:
     return ", ".join(words)
 
 
+# Below this a question cut to fit says nothing: it is left out instead.
+QUESTION_MIN = 12
+
+
+def _line(columns: Sequence[tuple[str, list[str]]]) -> int:
+    """Cells a table of `columns` takes: each its widest cell, 3 between two (padding and rule); no edges."""
+    return sum(max(cell_len(header), *map(cell_len, values)) for header, values in columns) + 3 * (len(columns) - 1)
+
+
 def render_card_list(console: Console, found: Sequence[Listed]) -> None:
-    """One line a card. Stability and difficulty only where they leave the question 24 cells (`cards show` and
-    --json always have them); the question is cut to what is left (rich would squeeze the other columns)."""
+    """One line a card: id, state, due, stability, difficulty, flags (when a card has one) and the question.
+
+    A narrower terminal cuts the question first (down to `QUESTION_MIN` cells), then leaves it out, then
+    difficulty, then stability (`cards show` and --json always have them): rich would squeeze every column."""
     if not found:
         console.print(_("No cards match."))
         return
+    flags = [_flag_words(listed) for listed in found]
+    schedules = [listed.schedule for listed in found]
     columns = [(_("Card"), [listed.card.key for listed in found]),
                (_("State"), [_state_word(listed.state) for listed in found]),
-               (_("Due"), [_when(listed.schedule.due if listed.schedule else None) for listed in found]),
-               (_("Flags"), [_flag_words(listed) for listed in found])]
-    memory = [(_("Stability"), [_number(listed.schedule.stability if listed.schedule else None) for listed in found]),
-              (_("Difficulty"), [_number(listed.schedule.difficulty if listed.schedule else None) for listed in found])]
-    # a column costs its width, 2 cells of padding and 1 of rule; the table has no edges
-    width = lambda cols: sum(3 + max(cell_len(header), *map(cell_len, values)) for header, values in cols)
-    if console.width - width(columns + memory) >= 24:
-        columns[3:3] = memory
-    left = console.width - width(columns) - 1
+               (_("Due"), [_when(schedule.due if schedule else None) for schedule in schedules]),
+               (_("Stability"), [_number(schedule.stability if schedule else None) for schedule in schedules]),
+               (_("Difficulty"), [_number(schedule.difficulty if schedule else None) for schedule in schedules]),
+               (_("Flags"), flags)]
+    room = console.width - 1   # one cell spare: some terminals wrap a line that fills the last column
+    kept = [0, 1, 2, *([5] if any(flags) else [])]
+    for memory in (3, 4):   # stability first: how long the memory lasts, in days
+        if _line([columns[index] for index in sorted([*kept, memory])]) <= room:
+            kept.append(memory)
+    columns = [columns[index] for index in sorted(kept)]
+    left = room - _line(columns) - 3
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for header, _values in columns:
         table.add_column(header, no_wrap=True)
-    if left >= 12:
+    if left >= QUESTION_MIN:
         table.add_column(_("Question"), no_wrap=True)
     for index, listed in enumerate(found):
         question = Text(" ".join(listed.card.question.split()))
         question.truncate(left, overflow="ellipsis")
-        table.add_row(*(values[index] for _header, values in columns), *([question] if left >= 12 else []))
+        table.add_row(*(values[index] for _header, values in columns), *([question] if left >= QUESTION_MIN else []))
     emit(console, table)
     console.print((_("{n} card") if len(found) == 1 else _("{n} cards")).format(n=len(found)))
 
