@@ -443,12 +443,14 @@ ZH: dict[str, str] = {
     ":skip     skip this card\n"
     ":undo     take back the last answer or skip\n"
     ":explain  explain this card's topic\n"
-    ":help     this list":
+    ":help     this list\n"
+    "[2/20 · 1 again · 1 learning]  card 2 of 20; 1 missed and 1 learning to come":
         ":q        退出（已答的都已保存）\n"
         ":skip     跳过这张卡\n"
         ":undo     撤销上一次回答或跳过\n"
         ":explain  讲解这张卡的主题\n"
-        ":help     显示本列表",
+        ":help     显示本列表\n"
+        "[2/20 · 1 张待重来 · 1 张学习中]  第 2 张，共 20 张；答错的和学习中的稍后回来",
     # worksheet
     "Transformer worksheet": "Transformer 练习卷",
     "{n} questions · seed {seed} (run again with --seed {seed} for the same sheet)":

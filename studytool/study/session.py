@@ -236,7 +236,8 @@ class Session:
                     ":skip     skip this card\n"
                     ":undo     take back the last answer or skip\n"
                     ":explain  explain this card's topic\n"
-                    ":help     this list"))
+                    ":help     this list\n"
+                    "[2/20 · 1 again · 1 learning]  card 2 of 20; 1 missed and 1 learning to come"))
                 continue
             if command.startswith(":"):
                 self.view.show_notice(_("unknown command {command} — use :q :skip :undo :explain :help").format(

@@ -160,3 +160,15 @@ def test_under_zh_the_session_speaks_chinese(env):
     assert all(words in said for words in ("错误", "你的答案", "得分", "用时", "本次学习提前结束", "明天到期"))
     english = [line for line in screen if set(re.findall(r"[A-Za-z]+", line)) - KEPT]
     assert english == [], english
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_help_explains_the_header_counts_on_a_header_as_a_card_shows_it(env, monkeypatch, lang):
+    from studytool import i18n
+    from studytool.cli.render.study import progress_text
+
+    result = invoke([*deck_file(env, numbers(1)), "--lang", lang, "review", "--deck", "drill"], ":help\n:q\n")
+    monkeypatch.setattr(i18n, "_lang", lang)
+    header = progress_text(Progress(2, 20, again=1, repeat=False, learning=1))   # card 2 of 20; 1 missed, 1 step
+    [line] = [line for line in result.stdout.splitlines() if line.startswith(header)]
+    assert ("card 2 of 20" if lang == "en" else "第 2 张，共 20 张") in line
