@@ -490,7 +490,7 @@ ZH: dict[str, str] = {
     "a letter": "选项字母",
     "an {kind}": "{kind}",
     "a {kind}": "{kind}",
-    "card {card}: ": "卡片 {card}: ",
+    "card {card}: ": "卡片 {card}：",
     "; did you mean {name}?": "；是不是 {name}？",
     "{message}, not {got}": "{message}，而不是{got}",
     "the file is empty; a deck is a mapping with deck, title and cards": "文件是空的；卡组是含 deck、title 和 cards 的映射",

@@ -204,7 +204,7 @@ def test_check_speaks_chinese_with_lang_zh():
     path = BROKEN / "several-errors.yaml"
     lines = runner.invoke(app, ["--lang", "zh", "decks", "check", str(path)]).stdout.splitlines()
     assert lines[0] == f"{path}:4:1: 未知字段 'author'"
-    assert lines[3] == (f"{path}:9:5: 卡片 c1: recall 卡片没有字段 'answer'（recall 卡片有 'q' 和参考答案 'a'）")
+    assert lines[3] == (f"{path}:9:5: 卡片 c1：recall 卡片没有字段 'answer'（recall 卡片有 'q' 和参考答案 'a'）")
     result = runner.invoke(app, ["--lang", "zh", "--deck-path", str(path), "stats"])
     assert result.stderr.startswith(f"studytool: {path}：卡组有 9 处问题（第一处：4:1: 未知字段 'author'）；运行 ")
 
