@@ -50,12 +50,14 @@ def power_of_ten(value: float) -> str:
     return f"1e{round(math.log10(value))}"
 
 # `tensor([1, 2])`, `np.array([1, 2])`, `torch.Size([32, 8])`: the Python wrapper around a list.
-_WRAPPER = re.compile(r"(?:[a-z_]+\.)*(?:tensor|array|size)\s*\((.*)\)")
+_WRAPPER = re.compile(r"(?:[a-z_]+\.)*(?:tensor|array|size)\s*\((.*)\)", re.IGNORECASE)
 
 
 def normalise(text: str) -> str:
-    """NFKC, the IME table, lower case, single spaces, stripped; a trailing full stop and wrappers removed."""
-    text = unicodedata.normalize("NFKC", text).translate(_TABLE).lower()
+    """NFKC, the IME table, single spaces, stripped; a trailing full stop and wrappers removed.
+
+    The case stays as typed, so that an error quotes the learner's own `Two`; readers of words lowercase."""
+    text = unicodedata.normalize("NFKC", text).translate(_TABLE)
     text = re.sub(r"\s+", " ", text).strip().rstrip(".").strip()
     wrapped = _WRAPPER.fullmatch(text)
     if wrapped:
@@ -65,7 +67,7 @@ def normalise(text: str) -> str:
 
 # --- numbers ------------------------------------------------------------------------------
 
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?", re.IGNORECASE)   # 1E6 as 1e6
 _GROUPED = re.compile(r"[+-]?\d{1,3}(?:([, _'])\d{3})(?:\1\d{3})*(?:\.\d+)?")
 
 
@@ -142,7 +144,7 @@ _ROW = re.compile(r"[\[(]([^\[\]()]*)[\])]")
 
 def matrix_rows(text: str) -> list[str]:
     """The rows' texts: bracketed rows (nothing but separators around them), else rows split by `;`, `|` or lines."""
-    raw = unicodedata.normalize("NFKC", text).translate(_TABLE).lower().strip().rstrip(".")
+    raw = unicodedata.normalize("NFKC", text).translate(_TABLE).strip().rstrip(".")
     wrapped = _WRAPPER.fullmatch(raw)
     raw = wrapped.group(1) if wrapped else raw
     rows_text = _ROW.findall(raw)
@@ -177,7 +179,7 @@ def parse_shape(text: str) -> tuple[int, ...]:
     With commas, each comma-separated part is one axis (a product stays one axis, so `3x2, 44, 96` has
     three axes); without commas, `x`, `*` and spaces separate the axes.
     """
-    body = strip_brackets(normalise(text))
+    body = strip_brackets(normalise(text)).lower()   # 32X8 as 32x8
     parts = re.split(r"[,;]", body) if re.search(r"[,;]", body) else re.split(r"[x*\s]+", body)
     axes = [_axis(p) for p in parts if p.strip()]
     if not axes or None in axes:
@@ -204,7 +206,7 @@ def _option_index(token: str, n_options: int, true_false: bool) -> int | None:
 
 
 def _option_tokens(text: str, n_options: int) -> list[str]:
-    text = strip_brackets(normalise(text))
+    text = strip_brackets(normalise(text)).lower()   # B as b, True as true
     if re.fullmatch(r"[a-z]+", text) and len(text) <= n_options and text not in TRUE_WORDS | FALSE_WORDS:
         return list(text)  # "ac"
     if re.fullmatch(r"\d{1,9}", text) and n_options <= 9 and int(text) > n_options:

@@ -245,6 +245,21 @@ def test_normalise_handles_the_ime():
     assert normalise("−1、2。5") == "-1,2.5"
 
 
+@given(st.text(st.sampled_from("abcdfgxyzABCDFGXYZ"), min_size=1, max_size=8))
+def test_a_format_error_quotes_a_word_in_the_case_it_was_typed(word):
+    for parse, text in ((reading.parse_vector, f"[1, {word}]"), (reading.parse_matrix, f"[[1, 2], [3, {word}]]")):
+        with pytest.raises(AnswerFormatError) as raised:
+            parse(text)
+        assert str(raised.value) == f"not a number: {word}"
+
+
+def test_case_is_still_read_as_before_where_it_means_nothing():
+    assert reading.parse_vector("Tensor([1, 2E1])") == (1, 20)
+    assert reading.parse_shape("32X8") == (32, 8)
+    assert reading.parse_matrix("np.Array([[1, 2], [3, 4]])") == ((1, 2), (3, 4))
+    assert reading.parse_choice("B C", ("a", "b", "c")) == {1, 2}
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=40), st.sampled_from(ALL))
 def test_arbitrary_text_never_raises_anything_but_a_format_error(text, variant):
