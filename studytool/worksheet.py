@@ -95,12 +95,12 @@ def to_markdown(sheet: Worksheet) -> str:
     lines += [f"## {_('Answer key')}", ""]
     for number, item in enumerate(sheet.items, 1):
         label = _("Reference answer") if item.answer_kind == "recall" else _("Answer")
-        lines.append(f"{number}. **{label}:** {_one_line(item.answer)}")
+        lines.append(f"{number}. **{_('{label}: ').format(label=label).rstrip()}** {_one_line(item.answer)}")
         lines += [f"   - {_one_line(step)}" for step in item.solution]
         if item.why:
-            lines.append(f"   - {_('Why')}: {_one_line(item.why)}")
+            lines.append(f"   - {_('{label}: ').format(label=_('Why'))}{_one_line(item.why)}")
         if item.source:
-            lines.append(f"   - {_('Source')}: {_md(item.source)}")
+            lines.append(f"   - {_('{label}: ').format(label=_('Source'))}{_md(item.source)}")
         lines.append("")
     return "\n".join(lines)
 

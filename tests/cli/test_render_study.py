@@ -84,7 +84,7 @@ def test_true_false_feedback_names_the_right_answer_as_a_word_not_a_letter(env, 
     args = deck_file(env, TRUE_FALSE)
     seeds = right_letters(args, range(1, 30))
     assert set(seeds) == {"A", "B"}   # half the showings state the opposite
-    label = "Answer: " if lang == "en" else "答案: "
+    label = "Answer: " if lang == "en" else "答案："   # a full-width colon in Chinese, no space after it
     for right, seed in seeds.items():
         for typed in ("A", "B"):   # feedback after a right and after a wrong answer
             result = invoke([*args, "--lang", lang, "quiz", "--deck", "drill", "--seed", str(seed), "--count", "1"],
@@ -172,3 +172,10 @@ def test_help_explains_the_header_counts_on_a_header_as_a_card_shows_it(env, mon
     header = progress_text(Progress(2, 20, again=1, repeat=False, learning=1))   # card 2 of 20; 1 missed, 1 step
     [line] = [line for line in result.stdout.splitlines() if line.startswith(header)]
     assert ("card 2 of 20" if lang == "en" else "第 2 张，共 20 张") in line
+
+
+def test_under_zh_a_label_ends_in_a_full_width_colon(env):
+    screen = session_screen(env, "zh")
+    labelled = [line for line in screen if re.match(r"(?:[✓✗] \S+  )?(答案|提示|原因|得分|最薄弱的主题)", line)]
+    assert labelled and all("：" in line for line in labelled), labelled
+    assert not [line for line in screen if re.search(r"[\u4e00-\u9fff]: ", line)]

@@ -108,11 +108,16 @@ def card_title(progress: Progress, card: Card, width: int) -> str:
     return next((form for form in forms if cell_len(form) <= room), counter)
 
 
+def _label(word: str, style: str = "bold") -> str:
+    """`Score: ` in English, `得分：` in Chinese (a full-width colon, no space after it); `word` is translated."""
+    return _("{label}: ").format(label=f"[{style}]{word}[/]" if style else word)
+
+
 class _Labelled:
     """`Label: text` with a hanging indent: wrapped lines are indented, not back at column 0."""
 
     def __init__(self, label: str, text: str):
-        self.prose = Prose(f"{label} {escape(text)}")
+        self.prose = Prose(f"{label}{escape(text)}")   # `label` as `_label` writes it, its colon and space too
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         indent = INDENT[3]
@@ -148,7 +153,7 @@ class TerminalView:
         emit(self.console, panel)
 
     def show_reference(self, card: Card, variant: Variant) -> None:
-        emit(self.console, _Labelled(f"[bold]{_('Answer')}:[/]", str(variant.answer)))
+        emit(self.console, _Labelled(_label(_('Answer')), str(variant.answer)))
 
     def show_result(self, result: Result) -> None:
         # a right answer after :explain is rated at most Hard (session.py): say so, or the rating looks arbitrary
@@ -160,13 +165,13 @@ class TerminalView:
             mark = rating_word(result.rating)
             emit(self.console, f"[{'green' if result.correct else 'red'}]{mark}[/]{capped}")
         elif result.correct:
-            emit(self.console, Prose(f"[bold green]✓ {_('Correct')}[/]  {_('Answer')}: {answer}" + capped))
+            emit(self.console, Prose(f"[bold green]✓ {_('Correct')}[/]  {_label(_('Answer'), '')}{answer}" + capped))
         else:
-            emit(self.console, Prose(f"[bold red]✗ {_('Wrong')}[/]  {_('Answer')}: {answer}"))
+            emit(self.console, Prose(f"[bold red]✗ {_('Wrong')}[/]  {_label(_('Answer'), '')}{answer}"))
             if result.hint:
-                emit(self.console, _Labelled(f"[yellow]{_('Hint')}:[/]", result.hint))
+                emit(self.console, _Labelled(_label(_('Hint'), 'yellow'), result.hint))
         if result.variant.solution and result.variant.kind != "recall":
-            emit(self.console, f"[bold]{_('Solution')}:[/]")
+            emit(self.console, _label(_('Solution')).rstrip())
             from studytool.cli.render.pictures import step_picture
 
             for step in result.variant.solution:
@@ -175,7 +180,7 @@ class TerminalView:
                 if picture is not None:
                     emit(self.console, Padding(picture[1], INDENT))
         if result.card.why:
-            emit(self.console, _Labelled(f"[bold]{_('Why')}:[/]", result.card.why))
+            emit(self.console, _Labelled(_label(_('Why')), result.card.why))
         emit(self.console)
 
     def show_notice(self, text: str) -> None:
@@ -235,10 +240,10 @@ def show_summary(console: Console, summary: Summary) -> None:
     minutes, seconds = divmod(round(summary.seconds), 60)
     share = f" ({100 * summary.correct / summary.answered:.0f}%)" if summary.answered else ""
     emit(console,
-        f"[bold]{_('Score')}:[/] {summary.correct}/{summary.answered}{share}   "
-        f"[bold]{_('Time')}:[/] {_('{minutes}m {seconds:02d}s').format(minutes=minutes, seconds=seconds)}   "
-        f"[bold]{_('Skipped')}:[/] {summary.skipped}"
-        + (f"   [bold]{_('Hinted')}:[/] {summary.hinted}" if summary.hinted else "")
+        f"{_label(_('Score'))}{summary.correct}/{summary.answered}{share}   "
+        f"{_label(_('Time'))}{_('{minutes}m {seconds:02d}s').format(minutes=minutes, seconds=seconds)}   "
+        f"{_label(_('Skipped'))}{summary.skipped}"
+        + (f"   {_label(_('Hinted'))}{summary.hinted}" if summary.hinted else "")
     )
     if summary.seed is not None:
         emit(console, _("Replay this quiz: the same command with --seed {seed}").format(seed=summary.seed))
@@ -250,7 +255,7 @@ def show_summary(console: Console, summary: Summary) -> None:
         emit(console, moved.format(n=summary.credited))
     weakest = summary.weakest()
     if weakest:
-        emit(console, f"[bold]{_('Weakest topics')}:[/]")
+        emit(console, _label(_('Weakest topics')).rstrip())
         _show_scores(console, weakest)
 
 
@@ -296,8 +301,8 @@ def show_stats(console: Console, stats: Stats) -> None:
     emit(console, table)
     retention = f"{100 * stats.retention:.1f}%" if stats.retention is not None else "—"
     emit(console, 
-        f"[bold]{_('Answers recorded')}:[/] {stats.answers_total}   "
-        f"[bold]{_('True retention (30 days)')}:[/] {retention} ({stats.retention_reviews} {_('reviews')})"
+        f"{_label(_('Answers recorded'))}{stats.answers_total}   "
+        f"{_label(_('True retention (30 days)'))}{retention} ({stats.retention_reviews} {_('reviews')})"
     )
     _show_pictures(console, stats)
     if stats.weakest:
