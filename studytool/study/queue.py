@@ -9,8 +9,10 @@ of several or all decks, as studying Anki's top deck, by each deck's values and
 the global ones over them all (today's answers in every deck count against
 those, as Anki counts a parent's). Learning steps due within the learn-ahead
 window (Anki's 20 minutes) wait in the session and come back when due, or as
-soon as nothing else is left. Reads only the due rows and today's log, never
-the whole log.
+soon as nothing else is left. New cards are drawn in one order a day (seeded by
+the day), as Anki's keep their positions: every review of a day offers the same
+ones, so the outlook can say how many a review started now gives. Reads only
+the due rows and today's log, never the whole log.
 """
 
 from __future__ import annotations
@@ -175,7 +177,9 @@ def review_queue(
     from studytool.study.cards import hidden_keys
 
     days = days or Days()
-    selected = {p.card.key: p.card for p in plan(decks, deck_ids=deck_ids, seed=rng.randrange(SEED_RANGE))}
+    # the day's draw, not the session's: a card held back by a prerequisite over its deck's limit depends on which
+    # cards took that room, and the outlook (`new_today`) must count what the next review of the day gives
+    selected = {p.card.key: p.card for p in plan(decks, deck_ids=deck_ids, seed=days.number(now))}
     for key in hidden_keys(store, now):   # suspended, or buried until a later day
         selected.pop(key, None)
     start, end = days.start_of(now), days.end_of(now)
@@ -218,14 +222,21 @@ def _due_showings(store: Store, selected: dict[str, Card], reviews_left: Budget,
     return due, waiting
 
 
-def new_room(store: Store, decks: Sequence[str], deck_ids: Sequence[str], new_limit: int | None, now: datetime,
-             days: Days) -> tuple[int, int]:
-    """New cards the daily limits still allow over `decks`, and what they allow in a whole day."""
-    left, _reviews = budgets(store, decks, deck_ids, new_limit, days.start_of(now))
+def new_today(store: Store, decks: Sequence[Deck], deck_ids: Sequence[str], new_limit: int | None,
+              now: datetime, days: Days) -> int:
+    """New cards a review started now gives: its queue's, held-back cards (a prerequisite waiting) not counted."""
+    scheduled = store.scheduled_keys()
+    queue = review_queue(store, decks, deck_ids=deck_ids, new_limit=new_limit, now=now, days=days,
+                         rng=random.Random(0))   # the variants' seeds: not counted
+    return sum(showing.card.key not in scheduled for showing in queue)
+
+
+def _new_per_day(store: Store, decks: Sequence[str], deck_ids: Sequence[str], new_limit: int | None) -> int:
+    """New cards the limits allow over `decks` in a whole day."""
     limit = sum(_limit(store, "new_per_day", deck, new_limit) for deck in decks)
     if _several(deck_ids):
         limit = min(limit, _limit(store, "new_per_day", None, new_limit))
-    return left.overall(), limit
+    return limit
 
 
 @dataclass(frozen=True)
@@ -238,7 +249,7 @@ class Outlook:
     due_today: int              # selected cards due before the day ends, later than now
     due_tomorrow: int           # due during tomorrow (an Anki day: from day_start to day_start)
     due_week: int               # due during the 7 days after today
-    new_left: int               # new cards today's limits still allow
+    new_left: int               # new cards a review started now gives (`new_today`)
     new_limit: int
     new_unseen: int             # selected cards never reviewed
 
@@ -275,8 +286,6 @@ def review_outlook(
     states = dict(store.con.execute("SELECT key, state FROM cards").fetchall())
     due_now = sum(due <= bounds[0] or (states[key] == REVIEW_STATE and due < bounds[1])   # as stats.due_now
                   for key, due in scheduled if key not in suspended)
-    new_left, limit_total = new_room(store, sorted({card.deck for card in cards.values()}), deck_ids, new_limit,
-                                     now, days)
     return Outlook(
         now=now,
         next_due=parse_time(min(dues)) if dues else None,
@@ -284,7 +293,7 @@ def review_outlook(
         due_today=sum(bounds[0] < due < bounds[1] for due in dues),
         due_tomorrow=sum(bounds[1] <= due < bounds[2] for due in dues),
         due_week=sum(bounds[1] <= due < bounds[3] for due in dues),
-        new_left=new_left,
-        new_limit=limit_total,
+        new_left=new_today(store, decks, deck_ids, new_limit, now, days),
+        new_limit=_new_per_day(store, sorted({card.deck for card in cards.values()}), deck_ids, new_limit),
         new_unseen=len(cards) - len(scheduled),
     )

@@ -29,8 +29,9 @@ CARDS = [number("mh", 1, "multi-head"), number("at", 2, "attention"), number("ln
 
 
 def test_whatever_the_shuffle_new_cards_come_after_their_prerequisites(store):
-    for seed in range(20):
-        order = topics(review_queue(store, [deck(*CARDS)], now=T0, days=UTC_DAYS, rng=random.Random(seed)))
+    for day in range(20):   # the new cards' order is drawn once a day
+        order = topics(review_queue(store, [deck(*CARDS)], now=T0 + timedelta(days=day), days=UTC_DAYS,
+                                    rng=random.Random(day)))
         assert sorted(order) == sorted(card.topic for card in CARDS)
         assert order.index("softmax") < order.index("attention") < order.index("multi-head")
         assert order.index("residual") < order.index("layernorm")
@@ -40,10 +41,11 @@ def test_a_prerequisite_studied_on_an_earlier_day_frees_its_dependents(store):
     day_before = T0 - timedelta(days=1)
     store.record(Answer(card="d/sm", topic="softmax", mode="review", rating=3, correct=True, answer="4", seed=None,
                         params={}, duration_ms=1, time=day_before),
-                 lambda prior: Schedule(2, None, 3.0, 5.0, T0 + timedelta(days=2), day_before))
-    # one new card today: attention may be it now; without the softmax card studied, it never could be first
-    firsts = {topics(review_queue(store, [deck(*CARDS)], now=T0, days=UTC_DAYS, new_limit=1,
-                                  rng=random.Random(seed)))[0] for seed in range(30)}
+                 lambda prior: Schedule(2, None, 3.0, 5.0, T0 + timedelta(days=60), day_before))
+    # one new card a day (each day's draw): attention may be it now; without the softmax card studied, it never
+    # could be first (the softmax card is due after these 30 days, so each queue is that one new card)
+    firsts = {topics(review_queue(store, [deck(*CARDS)], now=T0 + timedelta(days=day), days=UTC_DAYS, new_limit=1,
+                                  rng=random.Random(day)))[0] for day in range(30)}
     assert "attention" in firsts and "multi-head" not in firsts
 
 
