@@ -11,7 +11,8 @@ same of its -wal) when it closes, in `backups/.<name>.checked`. Any other
 change to the file (bytes flipped by another program, a sync tool replacing
 it, a session killed with its -wal left) changes that identity, and the next
 writer checks in full; a file replaced while this process had it open is not
-recorded. The change time cannot be set back by `touch`.
+recorded, nor one in which the store met damage after the check passed
+(`distrust`). The change time cannot be set back by `touch`.
 
 The check runs in a thread from the moment the store is opened (a review shows
 its first card meanwhile); the first write waits for it, then takes the day's
@@ -99,6 +100,7 @@ class Guard:
         self.checked = False   # the check ran to its end and passed (nobody may have waited for it)
         self.day_start = DAY_START_DEFAULT   # the day-start hour stored in the file, read by the check
         self.error: BaseException | None = None
+        self.distrusted = False   # damage met mid-command (`distrust`)
         self._lock = threading.Lock()
         self._con: sqlite3.Connection | None = None   # the check's, to interrupt it when the store closes first
         self._stopping = False
@@ -132,6 +134,10 @@ class Guard:
         if self.error is not None:
             raise self.error
 
+    def distrust(self) -> None:
+        """Damage met after the check passed (or while it runs): the file is not noted as checked at close."""
+        self.distrusted = True
+
     def close(self, con: sqlite3.Connection) -> None:
         """Stop a check nobody waits for, close the store's connection `con`, and note the file as this
         process left it if it passed (the next process then needs no full check)."""
@@ -142,6 +148,8 @@ class Guard:
         if self._thread is not None:
             self._thread.join()
         con.close()
+        if self.distrusted:
+            return
         if self.passed and (_identity(self.db) or [0, 0])[:2] == self.inode:
             record(self.db)
         elif self.checked and fingerprint(self.db) == self.initial:   # nothing written: the state that was checked

@@ -117,3 +117,15 @@ def damage_cell_pointers(db: Path) -> None:
     report = con.execute("PRAGMA quick_check").fetchall()
     con.close()
     assert "Offset 65535 out of range" in report[0][0] and report[0][0].count("\n") >= 2
+
+
+def damage_pages(db: Path) -> None:
+    """Every page after the first (the schema) overwritten with one byte repeated, as a disk that lost them: any
+    read of a table or an index is SQLite's "database disk image is malformed"; a store already open keeps its
+    schema."""
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")   # every page in the file itself
+    con.close()
+    data = bytearray(db.read_bytes())
+    data[4096:] = b"\xab" * (len(data) - 4096)
+    db.write_bytes(bytes(data))
