@@ -37,11 +37,26 @@ def test_a_review_ended_at_its_first_card_leaves_the_outlook_it_would_give(store
     totals = set()
     for day in range(12):
         view = Recorder()
-        summary = review(store, decks, ask=Script([]), view=view, deck_ids=TESTERS, clock=Clock(T0 + timedelta(days=day)),
-                         rng=random.Random(day))
+        summary = review(store, decks, ask=Script([]), view=view, deck_ids=TESTERS,
+                         clock=Clock(T0 + timedelta(days=day)), rng=random.Random(day))
         totals.add(shown_total(view))
         assert (summary.outlook.new_left, summary.outlook.new_limit) == (shown_total(view), 20), day
     assert 19 in totals   # the days include the tester's: a card waits for a prerequisite in the capped deck
+
+
+def test_every_review_of_a_day_offers_the_same_new_cards_and_the_next_day_others(store):
+    """The day's draw, as Anki's new cards keep their positions: what the outlook counts is what comes."""
+    from studytool.study.days import Days
+    from studytool.study.queue import review_queue
+
+    decks = [Deck(deck="d", title="d", source="", cards=tuple(number(f"c{i}", i, f"t{i}") for i in range(30)))]
+
+    def new_cards(now, seed):
+        return [showing.card.key for showing in review_queue(store, decks, now=now, days=Days(4, T0.tzinfo),
+                                                             rng=random.Random(seed))]
+    morning = new_cards(T0, 1)
+    assert len(morning) == 20 and new_cards(T0 + timedelta(hours=12), 2) == morning   # 21:30, the same day
+    assert new_cards(T0 + timedelta(days=1), 1) != morning
 
 
 def first_answer(view: Recorder, answers: dict[str, str]):
