@@ -84,6 +84,8 @@ ZH: dict[str, str] = {
     "Writing": "正在写入",
     "folder {folder} does not exist": "文件夹 {folder} 不存在",
     "Wrote {count} Anki notes from {decks} decks to {path}": "已写入 {count} 条 Anki 笔记（来自 {decks} 个卡组）：{path}",
+    "Wrote {count} Anki notes from 1 deck to {path}": "已写入 {count} 条 Anki 笔记（来自 1 个卡组）：{path}",
+    "Wrote {count} rows from 1 deck to {path}": "已写入 {count} 行（来自 1 个卡组）：{path}",
     "Wrote {count} rows from {decks} decks to {path}": "已写入 {count} 行（来自 {decks} 个卡组）：{path}",
     # problems: answer formats and grading
     "Answer in your own words, then rate yourself 1-4.": "用自己的话回答，然后给自己打分 1-4。",

@@ -237,7 +237,7 @@ def test_csv_dash_is_stdout_and_the_summary_goes_to_stderr(deck_file, tmp_path, 
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert [r["id"] for r in rows] == ["ln-direction", "norm-pick", "pe-learned", "block-order", "ln-vector"]
-    assert "Wrote 5 rows" in result.stderr and "Wrote" not in result.stdout
+    assert "Wrote 5 rows from 1 deck to" in result.stderr and "Wrote" not in result.stdout   # one deck: singular
     assert not (tmp_path / "-").exists()
 
 

@@ -12,8 +12,9 @@ from studytool.i18n import _
 app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True)   # its help: GROUPS in cli/app.py
 
 
-def _export(write, done: str, out: Path, settings, deck_ids: list[str], variants: int, force: bool) -> None:
-    """Run one export writer with a progress bar on stderr, then say what was written (`done`)."""
+def _export(write, done: Callable[[int], str], out: Path, settings, deck_ids: list[str], variants: int,
+            force: bool) -> None:
+    """Run one export writer with a progress bar on stderr, then say what was written (`done(decks)`)."""
     from rich.progress import Progress
 
     from studytool.cli.render.common import console, err_console
@@ -24,16 +25,16 @@ def _export(write, done: str, out: Path, settings, deck_ids: list[str], variants
     with Progress(console=err_console(), transient=True, disable=not err_console().is_terminal) as bar:
         task = bar.add_task(_("Writing"), total=None)
         exported = write(decks, out, deck_ids=deck_ids, variants=variants, force=force, protected=[settings.db_path],
-                         progress=lambda done, total: bar.update(task, completed=done, total=total))
+                         progress=lambda written, total: bar.update(task, completed=written, total=total))
     # With `-` the file is stdout, so the summary goes to stderr to keep the data clean.
     to_stdout = out == Path("-")
     screen = err_console() if to_stdout else console()
     path = _("standard output") if to_stdout else out
-    screen.print(done.format(count=exported.notes, decks=exported.decks, path=path), markup=False)
+    screen.print(done(exported.decks).format(count=exported.notes, decks=exported.decks, path=path), markup=False)
 
 
 def _command(name: str, writer: str, metavar: str, out_help: str, variants: int, variants_help: str,
-             done: Callable[[], str], summary: str) -> None:
+             done: Callable[[int], str], summary: str) -> None:
     """Declare `export NAME`: the one shape both formats share (OUT, --deck, --variants, --force)."""
 
     def command(
@@ -45,7 +46,7 @@ def _command(name: str, writer: str, metavar: str, out_help: str, variants: int,
     ) -> None:
         from studytool import export
 
-        _export(getattr(export, writer), done(), out, ctx.obj, deck, variants, force)
+        _export(getattr(export, writer), done, out, ctx.obj, deck, variants, force)
 
     command.__doc__ = summary
     app.command(name)(command)
@@ -53,9 +54,11 @@ def _command(name: str, writer: str, metavar: str, out_help: str, variants: int,
 
 _command("anki", "write_anki", "OUT.apkg", "The .apkg file to write.", 3,
          "Fixed variants per generated card (at most 100).",
-         lambda: _("Wrote {count} Anki notes from {decks} decks to {path}"),
+         lambda decks: (_("Wrote {count} Anki notes from 1 deck to {path}") if decks == 1
+                        else _("Wrote {count} Anki notes from {decks} decks to {path}")),
          "Write an Anki package: one Anki deck per deck; re-importing updates the notes.")
 _command("csv", "write_csv", "OUT.csv", "The .csv file to write (UTF-8 with BOM); - for stdout.", 1,
          "Rows per generated card (at most 100).",
-         lambda: _("Wrote {count} rows from {decks} decks to {path}"),
+         lambda decks: (_("Wrote {count} rows from 1 deck to {path}") if decks == 1
+                        else _("Wrote {count} rows from {decks} decks to {path}")),
          "Write every card as a CSV row for spreadsheets.")
