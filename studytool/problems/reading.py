@@ -33,8 +33,8 @@ _TABLE = str.maketrans({
     "\u3000": " ", "\u00a0": " ", "\t": " ",
 })
 
-TRUE_WORDS = {"对", "正确", "是", "true", "t", "yes", "y", "√", "✓", "✔"}
-FALSE_WORDS = {"错", "错误", "否", "不对", "false", "f", "no", "n", "x", "✗", "✘"}  # × arrives as x
+TRUE_WORDS = {"对", "正确", "是", "真", "true", "t", "yes", "y", "√", "✓", "✔"}
+FALSE_WORDS = {"错", "错误", "否", "不对", "假", "false", "f", "no", "n", "x", "✗", "✘"}  # × arrives as x
 
 # No answer of a hand computation has this many digits; longer input is a slip (and int() of
 # 4,300+ digits raises), so it is a format error.

@@ -157,9 +157,14 @@ def test_only_some_of_several_is_wrong():
     assert not grade(MULTI, "A").correct
 
 
-@pytest.mark.parametrize("text", ["错", "F", "false", "B", "2", "×"])
+@pytest.mark.parametrize("text", ["错", "F", "false", "B", "2", "×", "假"])
 def test_true_false_words(text):
     assert grade(TRUE_FALSE, text).correct
+
+
+@pytest.mark.parametrize("text", ["对", "T", "true", "A", "1", "√", "真"])
+def test_the_true_words_name_the_true_form(text):
+    assert not grade(TRUE_FALSE, text).correct   # the false form is right here
 
 
 @pytest.mark.parametrize("text", ["1 2", "对 错", "t f", "tf", "A B", "true false", "", "maybe", "3"])
