@@ -302,9 +302,11 @@ ZH: dict[str, str] = {
     "card {ref!r} is in {n} decks: name one of {cards}": "卡片 {ref!r} 在 {n} 个卡组里都有，请指明其中一个：{cards}",
     "unknown state {state!r}; states: {states}": "没有状态 {state!r}；可用状态：{states}",
     # optimize (study/optimize.py)
-    "not enough reviews to optimize: {usable} usable of the {needed} FSRS needs"
-    " (each is a review at least a day after the card's last one)":
-        "复习记录不足，无法优化：可用 {usable} 条，FSRS 至少需要 {needed} 条（每条须是距该卡上次复习至少一天的复习）",
+    "not enough reviews to optimize: {usable} usable of the {needed} FSRS needs ({items} came a day or"
+    " more after the card's last review; FSRS sets aside those whose first rating and gap too few cards"
+    " share)":
+        "复习记录不足，无法优化：可用 {usable} 条，FSRS 至少需要 {needed} 条（距该卡上次复习至少一天的复习有 {items} 条；"
+        "首次评分和间隔相同的卡片太少时，FSRS 会把它们剔除）",
     # cards, config and optimize on screen (cli/render/cards.py, cli/render/config.py)
     "Mode": "方式",
     "Rating": "评分",

@@ -127,8 +127,9 @@ def fit(store: Store, *, save: bool) -> Fit:
     usable = usable_items(items)
     if usable < MIN_ITEMS:
         raise StudytoolError(_(
-            "not enough reviews to optimize: {usable} usable of the {needed} FSRS needs"
-            " (each is a review at least a day after the card's last one)").format(usable=usable, needed=MIN_ITEMS))
+            "not enough reviews to optimize: {usable} usable of the {needed} FSRS needs ({items} came a day or"
+            " more after the card's last review; FSRS sets aside those whose first rating and gap too few cards"
+            " share)").format(usable=usable, needed=MIN_ITEMS, items=len(items)))
     steps = len(settings.get(store, "relearning_steps"))   # Anki passes its preset's count too
     fitted = tuple(round(weight, 4) for weight in
                    rs.FSRS(rs.DEFAULT_PARAMETERS).compute_parameters(items, num_relearning_steps=steps))

@@ -140,6 +140,7 @@ def test_below_the_optimizers_minimum_it_refuses_in_one_line(env):
     result = invoke("optimize")
     assert result.exit_code == 1
     assert result.stderr.startswith("studytool: not enough reviews to optimize: ") and result.stderr.count("\n") == 1
+    assert "came a day or more after" in result.stderr and "sets aside" in result.stderr   # why so few are usable
 
 
 def test_elapsed_days_are_anki_days_and_forget_starts_the_history_again(env):
