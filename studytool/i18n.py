@@ -224,6 +224,13 @@ ZH: dict[str, str] = {
     "unknown topic {query!r}; did you mean {names}?": "没有主题 {query!r}；你是不是想找 {names}？",
     "empty {what}: give at least one number": "{what}为空：请至少输入一个数",
     "vector": "向量",
+    # card kinds as `explain` lists them (cli/render/explain.py)
+    "recall": "问答",
+    "choice": "选择",
+    "true-or-false": "判断",
+    "number": "数值",
+    "order": "排序",
+    "generated": "随机生成",
     "row": "行",
     "empty batch: give rows like 1,10 3,14": "batch 为空：请按行输入，如 1,10 3,14",
     "rows have different lengths: every row needs the same number of features": "各行长度不同：每行的特征数必须相同",

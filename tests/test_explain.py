@@ -93,6 +93,16 @@ def test_every_topic_renders(topic_id):
         assert "Worked example" in out and "Answer" in out
 
 
+def test_the_cards_list_names_each_kind_in_the_interface_language():
+    """The bundled LayerNorm cards are recall, choice, true/false and generated ones (decks/bundled/*.yaml)."""
+    rows = {lang: [line.split()[:2] for line in runner.invoke(app, ["--lang", lang, "explain", "layernorm"],
+                                                             env={"COLUMNS": "120"}).stdout.splitlines()
+                   if "/ln-" in line or "/gen-ln-" in line] for lang in ("en", "zh")}
+    assert {kind for _, kind in rows["zh"]} >= {"问答", "选择", "判断", "随机生成"}
+    assert {kind for _, kind in rows["en"]} >= {"recall", "choice", "true-or-false", "generated"}
+    assert [key for key, _ in rows["zh"]] == [key for key, _ in rows["en"]]
+
+
 def test_explain_layernorm_shows_the_notes_example_and_formula():
     out = runner.invoke(app, ["explain", "LayerNorm"]).stdout
     assert "[-1.3416, -0.4472, 0.4472, 1.3416]" in out

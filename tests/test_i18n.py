@@ -143,7 +143,6 @@ def test_unknown_tag_speaks_the_interface_language(tmp_path):
     assert "没有标签 'nope'" in result.stderr
 
 
-
 def _underscore_calls():
     """Every `_(...)` call in the package: (file:line, its arguments)."""
     package = Path(__file__).resolve().parents[1] / "studytool"
@@ -168,3 +167,12 @@ def test_every_literal_underscore_string_has_a_chinese_entry():
     missing = [f"{where}: {_literal(args)!r}" for where, args in _underscore_calls()
                if isinstance(_literal(args), str) and _literal(args) not in ZH]
     assert missing == []
+
+
+def test_no_english_string_is_in_the_catalogue_twice():
+    """A dict literal keeps the last of two equal keys silently: one of the two Chinese texts would be lost."""
+    source = (Path(__file__).resolve().parents[1] / "studytool" / "i18n.py").read_text(encoding="utf-8")
+    [catalogue] = [node.value for node in ast.walk(ast.parse(source))
+                   if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "ZH"]
+    keys = [key.value for key in catalogue.keys]
+    assert sorted({key for key in keys if keys.count(key) > 1}) == []

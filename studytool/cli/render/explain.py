@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.padding import Padding
 from rich.panel import Panel
@@ -81,15 +82,23 @@ def _example(example: Example) -> Group:
     return Group(*parts)
 
 
+def _kind_word(kind: str) -> str:
+    """A card kind in the learner's language (deck files and `decks show` keep the YAML word)."""
+    return {"recall": _("recall"), "choice": _("choice"), "truefalse": _("true-or-false"), "number": _("number"),
+            "vector": _("vector"), "shape": _("shape"), "order": _("order"), "generated": _("generated")}[kind]
+
+
 def _cards(explanation: Explanation, console: Console) -> None:
     if not explanation.cards:
         console.print(Text("  " + _("No cards drill this topic yet."), style="dim"))
         return
     key_width = max(len(card.key) for card in explanation.cards)
-    kind_width = max(len(card.kind) for card in explanation.cards)
+    kinds = {card.key: _kind_word(card.kind) for card in explanation.cards}
+    kind_width = max(cell_len(word) for word in kinds.values())
     for card in explanation.cards:
+        kind = kinds[card.key] + " " * (kind_width - cell_len(kinds[card.key]))   # a Chinese character is 2 cells
         line = Text.assemble(
-            "  ", (card.key.ljust(key_width), "cyan"), "  ", (card.kind.ljust(kind_width), "dim"), "  ",
+            "  ", (card.key.ljust(key_width), "cyan"), "  ", (kind, "dim"), "  ",
             _one_line(card.question),
         )
         console.print(line, no_wrap=True, overflow="ellipsis")
