@@ -113,12 +113,18 @@ def _tables_of(version: int) -> list[str]:
 
 
 SQLITE_CORRUPT = 11   # "database disk image is malformed": a damaged file, not a foreign one
+SQLITE_NOTADB = 26    # "file is not a database": its header lost (junk written over it), damage as well
+
+
+def is_damage(error: object) -> bool:
+    """Whether SQLite reported `error` for a damaged file (a full disk, a lock ... keep their words)."""
+    code = getattr(error, "sqlite_errorcode", None) or 0   # None or absent: an error raised here, not by SQLite
+    return isinstance(error, sqlite3.DatabaseError) and code & 0xFF in (SQLITE_CORRUPT, SQLITE_NOTADB)
 
 
 def unreadable(path: Path, reason: object) -> StudytoolError:
     """The one-line error for a file SQLite cannot use; a damaged one's names the backup to restore."""
-    code = getattr(reason, "sqlite_errorcode", None) or 0   # None or absent: an error raised here, not by SQLite
-    if isinstance(reason, sqlite3.DatabaseError) and code & 0xFF == SQLITE_CORRUPT:
+    if is_damage(reason):
         from studytool.study.backup import damaged
 
         return damaged(path, [str(reason)])

@@ -33,7 +33,7 @@ from typing import Any
 from studytool.config import now as clock_now
 from studytool.errors import StudytoolError
 from studytool.i18n import _
-from studytool.study.migrations import (BUSY_TIMEOUT_S, MIGRATIONS, SCHEMA_VERSION, SQLITE_CORRUPT, check_database,
+from studytool.study.migrations import (BUSY_TIMEOUT_S, MIGRATIONS, SCHEMA_VERSION, check_database, is_damage,
                                         read_only_uri, unreadable)
 from studytool.study.records import Answer, LogRow, Schedule, format_time, parse_time, schedule_from_row, schedule_row
 
@@ -61,14 +61,14 @@ class Store:
     def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
         """Close; damage SQLite met mid-command (after the open-time check passed) is the open-time error's line,
         naming the backup to restore, and the file is not noted as checked: the next writer checks it in full."""
-        failed = self._failed(error) if _corrupt(error) else None
+        failed = self._failed(error) if is_damage(error) else None
         self.close()
         if failed is not None:
             raise failed from None
 
     def _failed(self, error: sqlite3.Error) -> StudytoolError:
         """The one-line error for what SQLite reported; damage also keeps the file from being noted as checked."""
-        if _corrupt(error) and self.guard is not None:
+        if is_damage(error) and self.guard is not None:
             self.guard.distrust()
         return unreadable(self.path, error)
 
@@ -290,12 +290,6 @@ def _check_folders(path: Path) -> None:
             if not folder.is_dir():
                 raise StudytoolError(_("{folder} is a file, not a folder").format(folder=folder))
             return
-
-
-def _corrupt(error: BaseException | None) -> bool:
-    """Whether `error` is SQLite's "database disk image is malformed" (a full disk, a lock ... keep their words)."""
-    code = getattr(error, "sqlite_errorcode", None) or 0
-    return isinstance(error, sqlite3.DatabaseError) and code & 0xFF == SQLITE_CORRUPT
 
 
 def _writable(path: Path) -> bool:

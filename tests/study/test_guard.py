@@ -46,7 +46,7 @@ def test_a_damaged_database_without_backups_says_so(db):
 def test_a_read_only_check_leaves_nothing_beside_a_damaged_database(tmp_path, garbage):
     db = tmp_path / "studytool.db"
     db.write_bytes(garbage)
-    with pytest.raises(StudytoolError, match="cannot use this progress database"):
+    with pytest.raises(StudytoolError, match=r"is damaged \(file is not a database\)"):
         open_store(db)
     assert db.read_bytes() == garbage and beside(db) == []
 
