@@ -58,6 +58,11 @@ class Settings:
                     path=self.db, folder=self.db.parent))
 
 
+# The years a set clock may name: a schedule adds up to FSRS's longest interval (100 years) to it and the day's
+# backup names it in seconds since 1970, so near datetime's years 1 and 9999 a command would overflow midway.
+CLOCK_YEARS = (1970, 9000)
+
+
 def now() -> datetime:
     """The one clock every command reads: `$STUDYTOOL_NOW` (ISO 8601 with an offset) if set, else the system's.
 
@@ -72,11 +77,15 @@ def now() -> datetime:
         moment = datetime.fromisoformat(text)
     except ValueError:
         moment = None
-    if moment is None or moment.tzinfo is None:
-        from studytool.errors import StudytoolError
-        from studytool.i18n import _
+    if moment is not None and moment.tzinfo is not None and CLOCK_YEARS[0] <= moment.year <= CLOCK_YEARS[1]:
+        return moment
+    from studytool.errors import StudytoolError
+    from studytool.i18n import _
 
+    if moment is None or moment.tzinfo is None:
         raise StudytoolError(_(
             "STUDYTOOL_NOW must be an ISO 8601 time with an offset, like 2026-03-02T08:00:00+00:00; got {value!r}"
         ).format(value=text))
-    return moment
+    raise StudytoolError(_(
+        "STUDYTOOL_NOW must be a time from the year {first} to the year {last}, like 2026-03-02T08:00:00+00:00; "
+        "got {value!r}").format(first=CLOCK_YEARS[0], last=CLOCK_YEARS[1], value=text))

@@ -345,6 +345,8 @@ def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Stor
     it (`studytool.study.guard`: in the background from here when `create`),
     and with `backups` the day's first write takes a backup first.
     """
+    if create:
+        clock_now()   # every write stamps it: a bad STUDYTOOL_NOW is refused before a file is created
     _check_folders(path)
     version = check_database(path)
     if not create and not path.exists():
