@@ -26,12 +26,12 @@ def parse_vector(values: Sequence[str], what: str | None = None) -> list[float]:
     )
 
     if sum(len(value) for value in values) > MAX_NUMBERS * 40:   # before reading: far more text than the numbers allowed
-        raise StudytoolError(_("at most {n} numbers, please (calc shows every step for each)").format(n=MAX_NUMBERS))
+        raise _too_many()
     tokens = number_tokens(normalise(" ".join(values)))
     if not tokens:
         raise StudytoolError(_("empty {what}: give at least one number").format(what=what or _("vector")))
     if len(tokens) > MAX_NUMBERS:
-        raise StudytoolError(_("at most {n} numbers, please (calc shows every step for each)").format(n=MAX_NUMBERS))
+        raise _too_many()
     try:
         values = [float(number(token)) for token in tokens]
     except AnswerFormatError as error:
@@ -45,19 +45,38 @@ def parse_vector(values: Sequence[str], what: str | None = None) -> list[float]:
 
 
 def parse_rows(rows: Sequence[str]) -> list[list[float]]:
-    """A batch typed as rows of comma-separated numbers: `1,10 3,14` -> [[1, 10], [3, 14]].
-
-    Whitespace separates rows inside one argument too, so the quoted `"1,10 3,14"` is the same batch.
+    """A batch: each argument one sample, whatever separates its numbers (`1,10 3,14`, `'1 10' '3 14'`), or one
+    argument holding the whole batch as a matrix, as answers take one: `[[1,10],[3,14]]`, `1 10; 3 14`, rows on
+    lines, or the quoted `"1,10 3,14"` (commas within a row, spaces between rows).
     """
-    rows = [row for value in rows for row in value.split()]
-    if not rows:
+    from studytool.problems.reading import AnswerFormatError, matrix_rows
+
+    if sum(len(value) for value in rows) > MAX_NUMBERS * 40:   # before reading: far more text than the numbers allowed
+        raise _too_many()
+    try:
+        texts = [matrix_rows(value) for value in rows]
+    except AnswerFormatError as error:
+        raise StudytoolError(str(error)) from None
+    if len(texts) == 1:
+        texts = texts[0]
+        if len(texts) == 1 and "," in texts[0]:   # the quoted `1,10 3,14`
+            texts = re.sub(r"\s*,\s*", ",", texts[0]).split()
+    elif any(len(found) > 1 for found in texts):   # flattened, its rows would be read as one sample
+        raise StudytoolError(_("one row per argument, or the whole batch as one matrix: [[1,10],[3,14]]"))
+    else:
+        texts = list(rows)
+    if not texts:
         raise StudytoolError(_("empty batch: give rows like 1,10 3,14"))
-    batch = [parse_vector([row], what=_("row")) for row in rows[:MAX_NUMBERS + 1]]
+    batch = [parse_vector([row], what=_("row")) for row in texts[:MAX_NUMBERS + 1]]
     if sum(len(row) for row in batch) > MAX_NUMBERS:
-        raise StudytoolError(_("at most {n} numbers, please (calc shows every step for each)").format(n=MAX_NUMBERS))
+        raise _too_many()
     if len({len(row) for row in batch}) != 1:
         raise StudytoolError(_("rows have different lengths: every row needs the same number of features"))
     return batch
+
+
+def _too_many() -> StudytoolError:
+    return StudytoolError(_("at most {n} numbers, please (calc shows every step for each)").format(n=MAX_NUMBERS))
 
 
 def _check_sizes(**sizes: int | None) -> None:

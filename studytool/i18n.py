@@ -233,6 +233,8 @@ ZH: dict[str, str] = {
     "generated": "随机生成",
     "row": "行",
     "empty batch: give rows like 1,10 3,14": "batch 为空：请按行输入，如 1,10 3,14",
+    "one row per argument, or the whole batch as one matrix: [[1,10],[3,14]]":
+        "每个参数一行，或把整个 batch 写成一个矩阵：[[1,10],[3,14]]",
     "rows have different lengths: every row needs the same number of features": "各行长度不同：每行的特征数必须相同",
     "BatchNorm needs at least 2 samples: with one, every feature's variance is 0":
         "BatchNorm 至少需要 2 个样本：只有一个样本时，每个特征的方差都是 0",

@@ -37,7 +37,8 @@ def calc_layernorm(
 
 @app.command("batchnorm", context_settings=_VALUES)
 def calc_batchnorm(
-    rows: Optional[list[str]] = typer.Argument(None, metavar="ROW...", help="The batch, one comma-separated row per sample: 1,10 3,14"),
+    rows: Optional[list[str]] = typer.Argument(None, metavar="ROW...", help="The batch, one row per sample: 1,10 3,14 "
+                                               "or '1 10' '3 14'; or one matrix: '[[1,10],[3,14]]'"),
     eps: float = _EPS,
     as_json: Json = False,
 ) -> None:
