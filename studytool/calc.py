@@ -22,7 +22,7 @@ def parse_vector(values: Sequence[str], what: str | None = None) -> list[float]:
     Read by the same reader as typed answers, so calc and quiz accept the same numbers.
     """
     from studytool.problems.reading import (
-        MAX_MAGNITUDE, AnswerFormatError, normalise, number, number_tokens, power_of_ten,
+        MAX_MAGNITUDE, AnswerFormatError, normalise, number, number_tokens,
     )
 
     if sum(len(value) for value in values) > MAX_NUMBERS * 40:   # before reading: far more text than the numbers allowed
@@ -38,10 +38,16 @@ def parse_vector(values: Sequence[str], what: str | None = None) -> list[float]:
         raise StudytoolError(str(error)) from None
     for token, value in zip(tokens, values):
         if abs(value) > MAX_MAGNITUDE:
-            raise StudytoolError(_("{token} is too large: calc takes numbers up to {most} in size (float64 keeps "
-                                   "every integer exact up to there)").format(token=token[:40],
-                                                                             most=power_of_ten(MAX_MAGNITUDE)))
+            raise _too_large(token)
     return values
+
+
+def _too_large(token: str) -> StudytoolError:
+    """The one bound on every number calc reads, typed or a size (past it float64 loses integers' digits)."""
+    from studytool.problems.reading import MAX_MAGNITUDE, power_of_ten
+
+    return StudytoolError(_("{token} is too large: calc takes numbers up to {most} in size (float64 keeps every "
+                            "integer exact up to there)").format(token=token[:40], most=power_of_ten(MAX_MAGNITUDE)))
 
 
 def parse_rows(rows: Sequence[str]) -> list[list[float]]:
@@ -80,9 +86,13 @@ def _too_many() -> StudytoolError:
 
 
 def _check_sizes(**sizes: int | None) -> None:
+    from studytool.problems.reading import MAX_MAGNITUDE
+
     for name, value in sizes.items():
         if value is not None and value < 1:
             raise StudytoolError(_("{name} must be a positive integer, got {value}").format(name=name, value=value))
+        if value is not None and value > MAX_MAGNITUDE:   # before any check that would do arithmetic with it
+            raise _too_large(str(value))
 
 
 def _check_eps(eps: float) -> None:
@@ -312,8 +322,8 @@ def params(
 
     The defaults are the base model of the notes (and of nn.Transformer); `d_ff=None` is 4 * d_model.
     """
+    _check_sizes(d_model=d_model, heads=heads, d_ff=d_ff, layers=layers, vocab=vocab)   # the typed sizes
     d_ff = 4 * d_model if d_ff is None else d_ff
-    _check_sizes(d_model=d_model, heads=heads, d_ff=d_ff, layers=layers, vocab=vocab)
     _check_heads(d_model, heads)
     conventions = list(PARAM_CONVENTIONS) if bias else ["notes"]
     rows = []
@@ -368,8 +378,8 @@ def shapes(
     batch: int, seq: int, d_model: int, heads: int, vocab: int, d_ff: int | None = None, tgt_seq: int | None = None
 ) -> dict[str, Any]:
     """The whole data flow, step by step, as the engine records it."""
-    d_ff = 4 * d_model if d_ff is None else d_ff
     _check_sizes(batch=batch, seq=seq, d_model=d_model, heads=heads, vocab=vocab, d_ff=d_ff, tgt_seq=tgt_seq)
+    d_ff = 4 * d_model if d_ff is None else d_ff
     _check_heads(d_model, heads)
     steps = _trace(batch, seq, d_model, heads, vocab, d_ff=d_ff, tgt_len=tgt_seq)
     return {

@@ -207,7 +207,7 @@ def render_params(r: dict[str, Any], console: Console) -> None:
     )
     table.add_column(_("part"))
     for name in r["conventions"]:
-        table.add_column(headers[name], justify="right", style="green")
+        table.add_column(headers[name], justify="right", style="green", overflow="fold")   # up to 33 digits: whole
     for row in r["rows"]:
         table.add_row(row["label"], *(f"{row[name]:,}" for name in r["conventions"]))
     console.print(table)
