@@ -451,6 +451,8 @@ ZH: dict[str, str] = {
     "STUDYTOOL_NOW must be a time from the year {first} to the year {last}, like 2026-03-02T08:00:00+00:00; "
     "got {value!r}": "STUDYTOOL_NOW 必须是 {first} 年到 {last} 年之间的时间，例如 2026-03-02T08:00:00+00:00；收到的是 {value!r}",
     "day_start must be an hour from 0 to 23, got {value}": "day_start 必须是 0 到 23 之间的整点，收到的是 {value}",
+    "{card} is a leech ({lapses} lapse): suspended; `studytool cards unsuspend {card}` brings it back":
+        "{card} 是难记卡（已遗忘 {lapses} 次）：已暂停；用 `studytool cards unsuspend {card}` 恢复",
     "{card} is a leech ({lapses} lapses): suspended; `studytool cards unsuspend {card}` brings it back":
         "{card} 是难记卡（已遗忘 {lapses} 次）：已暂停；用 `studytool cards unsuspend {card}` 恢复",
     "New cards: {left} of {limit} left today (use --new N for more).": "新卡片：今天还剩 {left} / {limit} 张（用 --new N 放宽上限）。",

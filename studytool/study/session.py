@@ -97,7 +97,10 @@ class Session:
         self.implicit = implicit   # the topic graph's credit to prerequisite cards (None: off, or a plain quiz)
         self.credits: dict[int, list[int]] = {}  # review id of an answer -> its implicit credits' log rows
         self.on_screen: tuple[Card, Variant, Progress]  # the card being asked, to show again after :explain
-        self.hinted: set[str] = set()   # cards whose explanation the learner opened while they were asked
+        self.posed: Showing   # the showing being asked
+        # the showings (by identity) whose explanation the learner opened: only their answer is hinted, not the
+        # card's later showings (its learning steps would be capped at Hard for ever)
+        self.hinted: dict[int, Showing] = {}
 
     def run(self) -> Summary:
         started = time.monotonic()
@@ -119,7 +122,13 @@ class Session:
             interrupted = True
         return Summary(self.mode, tuple(self.results), self.skipped, time.monotonic() - started,
                        interrupted=interrupted, credited=sum(map(len, self.credits.values())),
-                       ended_early=showing is not None)   # :q, EOF or Ctrl-C with a card on screen
+                       ended_early=showing is not None and self._due_left(showing))   # :q, EOF or Ctrl-C
+
+    def _due_left(self, on_screen: Showing) -> bool:
+        """Cards due now left unasked: the session's own, or a step due; a step learned ahead is not one (the
+        outlook says when it comes), so a quiz or review that asked all its cards did not end early."""
+        now = self.clock()
+        return any(left.due is None or left.due <= now for left in (on_screen, *self.queue, *self.learning))
 
     def _next(self) -> Showing | None:
         """A learning step due now; else the next card in turn; else, learning ahead, the soonest step due within 20 min."""
@@ -153,7 +162,7 @@ class Session:
     def _pose(self, showing: Showing) -> None:
         card = showing.card
         variant = card.pose(showing.seed, showing.level)
-        self.on_screen = (card, variant, self._progress(showing))
+        self.posed, self.on_screen = showing, (card, variant, self._progress(showing))
         self.view.show_card(*self.on_screen)
         shown_at = time.monotonic()
         if variant.kind == "recall":
@@ -165,7 +174,7 @@ class Session:
             typed, grade = self._graded(card, variant)
             correct, expected, hint = grade.correct, grade.expected, grade.hint
             rating = int(rating_for(correct))
-        hinted = card.key in self.hinted
+        hinted = id(showing) in self.hinted
         if hinted and correct:
             rating = min(rating, 2)   # right after :explain showed the formula box: Hard, not a plain right one
         params = {**variant.params, "hinted": True} if hinted else dict(variant.params)   # with the layout
@@ -181,10 +190,8 @@ class Session:
         result = Result(card, showing.seed, variant, typed, expected, correct, rating, hint, review_id, hinted)
         self.done.append((showing, result))
         self.view.show_result(result)
-        if moved and moved[0].state in (LEARNING, RELEARNING):
-            self._come_back(showing, moved[0].due, review_id, missed=rating == 1)
-        if moved:
-            self._check_leech(card, review_id)
+        if moved and not self._leech(card, review_id) and moved[0].state in (LEARNING, RELEARNING):
+            self._come_back(showing, moved[0].due, review_id, missed=rating == 1)   # a leech is out: suspended
         if moved and self.implicit is not None:
             with self.store.batch():   # the answer is committed already; its credits together, in one commit
                 self.credits[review_id] = self.implicit.after(self.store, card, rating, answer.time, review_id)
@@ -226,7 +233,7 @@ class Session:
                 self.view.show_notice(_("Nothing to undo."))
                 continue
             if command == ":explain":
-                self.hinted.add(card.key)   # the explanation shows the formula: the answer counts as hinted
+                self.hinted[id(self.posed)] = self.posed   # it shows the formula: this answer counts as hinted
                 self.view.show_explain(card.topic)
                 self.view.show_card(*self.on_screen)  # the explanation scrolled the question away
                 continue
@@ -260,15 +267,18 @@ class Session:
 
     # --- queue changes ------------------------------------------------------
 
-    def _check_leech(self, card: Card, review_id: int) -> None:
+    def _leech(self, card: Card, review_id: int) -> bool:
         """Anki's leech: at `leech_threshold` lapses the card is tagged and suspended, and the learner told."""
         from studytool.study import cards, settings
 
         lapses = cards.note_lapse(self.store, card.key, review_id, settings.get(self.store, "leech_threshold", card.deck))
-        if lapses is not None:
-            self.view.show_notice(_("{card} is a leech ({lapses} lapses): suspended; "
-                                    "`studytool cards unsuspend {card}` brings it back").format(
-                card=card.key, lapses=lapses))
+        if lapses is None:
+            return False
+        said = (_("{card} is a leech ({lapses} lapse): suspended; `studytool cards unsuspend {card}` brings it back")
+                if lapses == 1 else
+                _("{card} is a leech ({lapses} lapses): suspended; `studytool cards unsuspend {card}` brings it back"))
+        self.view.show_notice(said.format(card=card.key, lapses=lapses))
+        return True
 
     def _come_back(self, showing: Showing, due: datetime, review_id: int, *, missed: bool) -> None:
         """A card in a learning step waits for it, to be asked again with a different variant."""
@@ -296,7 +306,10 @@ class Session:
             again = self.returning.pop(result.review_id, None)
             self.learning = [waiting for waiting in self.learning if waiting is not again]
             self.view.show_notice(_("Took back the answer to {card}.").format(card=showing.card.key))
-        self.queue.insert(0, replace(showing, due=None))
+        back = replace(showing, due=None)
+        if self.hinted.pop(id(showing), None):   # the same showing again: its explanation was seen
+            self.hinted[id(back)] = back
+        self.queue.insert(0, back)
 
 
 # --- building sessions ------------------------------------------------------

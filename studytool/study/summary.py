@@ -40,7 +40,7 @@ class Result:
     rating: int
     hint: str | None
     review_id: int
-    hinted: bool = False   # given after :explain on this card: rated at most Hard
+    hinted: bool = False   # given after :explain on this showing: rated at most Hard
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -68,7 +68,7 @@ class Summary:
     interrupted: bool = False  # ended by Ctrl-C (the CLI exits 130 after the summary)
     outlook: Outlook | None = None  # review and quiz --reschedule: when the cards come back
     credited: int = 0  # prerequisite cards implicit review moved (`implicit.py`), answers taken back not counted
-    ended_early: bool = False  # :q, end of input or Ctrl-C while cards were left to ask
+    ended_early: bool = False  # :q, end of input or Ctrl-C with cards due now left (a step due later is not)
 
     @property
     def answered(self) -> int:

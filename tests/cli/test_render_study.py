@@ -120,9 +120,10 @@ MIXED = (
     + "  - id: c\n    kind: choice\n    topic: layernorm\n    q: LayerNorm 沿哪一维归一化？\n"
       "    options: [特征维, 批维]\n    answer: A\n    why: 沿特征维，每个 token 自己。\n"
     + "  - id: r\n    kind: recall\n    topic: residual\n    q: 说出 LayerNorm 的公式。\n    a: 减均值，除以标准差，再乘 γ 加 β。\n")
-# at every card: a format error, an unknown command, :help, a wrong answer or Again; then :undo, :skip and the end
+# at every card: a format error, an unknown command, :help, a wrong answer or Again; then :undo, :skip and the end:
+# :undo again, so that :q leaves a card due now (the steps come back later) and the session ended early
 SCRIPT = "\n".join(["x y z", ":nope", ":help", "9", "C", "2", "我不知道", "1", ":undo", "我不知道", "1", ":skip",
-                    "9", "B", "C", "我不知道", "1", ":q"]) + "\n"
+                    "9", "B", "C", "我不知道", "1", ":undo", ":q"]) + "\n"
 
 
 def session_screen(env, lang: str) -> list[str]:
