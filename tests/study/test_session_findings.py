@@ -183,3 +183,13 @@ def test_a_quiz_that_asked_all_its_cards_did_not_end_early_as_a_review_did_not(h
     result = CliRunner().invoke(app, ["review", "--deck", "words", "--json"], input=text,
                                 env={"STUDYTOOL_NOW": MONDAY, "STUDYTOOL_HOME": str(for_review)})
     assert json.loads(result.stdout)["ended_early"] is False
+
+
+def test_a_quiz_that_asked_its_count_names_no_review_limit_for_the_cards_it_did_not_pick(home):
+    """`quiz --count 1` leaves the other due cards because it picked one, not because a limit held them back."""
+    run(["review", "--deck", "words"], MONDAY, "\n3\n" * 10)
+    now = "2026-03-08T08:00:00+00:00"
+    assert len(json.loads(run(["cards", "list", "--state", "due", "--json"], now).stdout)["cards"]) == 3
+    screen = " ".join(run(["quiz", "--deck", "words", "--count", "1", "--reschedule"], now, "\n3\n").stdout.split())
+    assert "Score: 1/1" in screen and "2 cards still due now." in screen
+    assert "review limit" not in screen and "Session ended early" not in screen

@@ -199,7 +199,7 @@ class TerminalView:
             self.show_notice(str(error))
 
 
-def outlook_text(outlook: Outlook, *, asked: bool = False, ended_early: bool = False) -> str:
+def outlook_text(outlook: Outlook, *, asked: bool = False, ended_early: bool = False, quiz: bool = False) -> str:
     """When cards come back: how many are still due now (after :q, or over the review limit), else the next one;
     tomorrow's and the week's; with nothing `asked`, also why and new cards."""
     sentences = []
@@ -210,7 +210,8 @@ def outlook_text(outlook: Outlook, *, asked: bool = False, ended_early: bool = F
     if outlook.due_now:
         still = _("{n} card still due now.") if outlook.due_now == 1 else _("{n} cards still due now.")
         sentences.append(still.format(n=outlook.due_now))
-        if not ended_early:   # the session asked every card it could: the rest wait for tomorrow's limit
+        # a review asked every card it could: the rest wait for tomorrow's limit (a quiz asks only its selection)
+        if not ended_early and not quiz:
             sentences.append(_("Today's review limit holds them back (config max_reviews_per_day)."))
     elif outlook.next_due is not None:   # nothing due now: the next card is later
         due = outlook.next_due.astimezone(outlook.now.tzinfo)
@@ -234,7 +235,8 @@ def show_summary(console: Console, summary: Summary) -> None:
     if summary.outlook is not None and not summary.answered:
         if summary.ended_early:
             emit(console)   # :q, Ctrl-C or EOF at the first prompt: the outlook starts on a line of its own
-        emit(console, Prose(escape(outlook_text(summary.outlook, ended_early=summary.ended_early))))
+        emit(console, Prose(escape(outlook_text(summary.outlook, ended_early=summary.ended_early,
+                                                quiz=summary.mode == "quiz"))))
         return
     emit(console)
     minutes, seconds = divmod(round(summary.seconds), 60)
@@ -248,7 +250,8 @@ def show_summary(console: Console, summary: Summary) -> None:
     if summary.seed is not None:
         emit(console, _("Replay this quiz: the same command with --seed {seed}").format(seed=summary.seed))
     if summary.outlook is not None:
-        emit(console, Prose(escape(outlook_text(summary.outlook, asked=True, ended_early=summary.ended_early))))
+        emit(console, Prose(escape(outlook_text(summary.outlook, asked=True, ended_early=summary.ended_early,
+                                                quiz=summary.mode == "quiz"))))
     if summary.credited:
         moved = (_("Implicit review: {n} card of a prerequisite topic rescheduled.") if summary.credited == 1
                  else _("Implicit review: {n} cards of prerequisite topics rescheduled."))
