@@ -284,6 +284,8 @@ ZH: dict[str, str] = {
     "Session ended early.": "本次学习提前结束。",
     "{n} card still due now.": "现在还有 {n} 张卡片到期。",
     "{n} cards still due now.": "现在还有 {n} 张卡片到期。",
+    "Today's review limit holds it back (config max_reviews_per_day).":
+        "它超出了今天的复习上限（config max_reviews_per_day）。",
     "Today's review limit holds them back (config max_reviews_per_day).":
         "它们超出了今天的复习上限（config max_reviews_per_day）。",
     "(you opened :explain: rated at most Hard)": "（你打开过 :explain：最多评为“困难”）",

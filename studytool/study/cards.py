@@ -191,9 +191,7 @@ def _selected(listed: Listed, state: str | None, end_of_today: datetime) -> bool
         return flags_.leech
     from studytool.study.stats import due_now   # "due": what a review would ask now
 
-    schedule = listed.schedule
-    return (schedule is not None and not flags_.suspended and not flags_.buried(now)
-            and due_now(schedule, now, end_of_today))
+    return listed.schedule is not None and due_now(listed.schedule, flags_, now, end_of_today)
 
 
 def list_cards(store: Store, decks: Sequence[Deck], *, now: datetime, end_of_today: datetime,

@@ -205,6 +205,7 @@ def _due_showings(store: Store, selected: dict[str, Card], reviews_left: Budget,
     """Cards due now (reviews due today within the caps, learning steps due now), and learning steps
     due within the learn-ahead window (`reviews_left` is spent as reviews are taken)."""
     from studytool.problems.levels import level_for
+    from studytool.study.stats import asked_now
 
     due, waiting = [], []
     for key, schedule in store.due(max(end, now + LEARN_AHEAD)):
@@ -212,12 +213,10 @@ def _due_showings(store: Store, selected: dict[str, Card], reviews_left: Budget,
         if card is None:
             continue
         level = level_for(schedule.stability, schedule.state)
-        if schedule.state == REVIEW_STATE:
-            if schedule.due < end and reviews_left.take(card.deck):
+        if asked_now(schedule.state, schedule.due, now, end):   # hidden cards are not `selected`
+            if schedule.state != REVIEW_STATE or reviews_left.take(card.deck):
                 due.append(Showing(card, rng.randrange(SEED_RANGE), level=level))
-        elif schedule.due <= now:
-            due.append(Showing(card, rng.randrange(SEED_RANGE), level=level))
-        elif schedule.due <= now + LEARN_AHEAD:
+        elif schedule.state != REVIEW_STATE and schedule.due <= now + LEARN_AHEAD:
             waiting.append(Showing(card, rng.randrange(SEED_RANGE), again=True, due=schedule.due, level=level))
     return due, waiting
 
@@ -244,7 +243,7 @@ class Outlook:
     """When the selected cards come back: the next due card, today's rest, tomorrow, the next 7 days."""
 
     now: datetime
-    next_due: datetime | None   # the soonest scheduled card of the selection (None: none scheduled yet)
+    next_due: datetime | None   # the soonest a scheduled card of the selection comes back (None: none or all suspended)
     due_now: int                # what a review started now would ask (as `stats`), were no limit in the way
     due_today: int              # selected cards due before the day ends, later than now
     due_tomorrow: int           # due during tomorrow (an Anki day: from day_start to day_start)
@@ -272,28 +271,27 @@ def review_outlook(
 ) -> Outlook:
     """When the selected decks have cards due next, and how many new cards today's limits leave."""
     from studytool.decks.select import plan
-    from studytool.study.cards import hidden_keys
+    from studytool.study.stats import asked_now, scheduled_cards
     from studytool.study.store import parse_time
 
     days = days or Days()
     cards = {p.card.key: p.card for p in plan(decks, deck_ids=deck_ids, seed=0)}
+    suspended = {row[0] for row in store.con.execute("SELECT key FROM card_flags WHERE suspended = 1")}
     today = days.number(now)
     bounds = [format_time(moment) for moment in (now, days.start(today + 1), days.start(today + 2),
                                                  days.start(today + 8))]
-    suspended = hidden_keys(store, days.start(today + 1))   # at tomorrow's start a card buried today is back
-    scheduled = [(key, due) for key, due in store.due_times() if key in cards]
-    dues = [due for key, due in scheduled if key not in suspended]   # UTC text sorts like time: no parsing
-    states = dict(store.con.execute("SELECT key, state FROM cards").fetchall())
-    due_now = sum(due <= bounds[0] or (states[key] == REVIEW_STATE and due < bounds[1])   # as stats.due_now
-                  for key, due in scheduled if key not in suspended)
+    # when each comes back (UTC text, which sorts like time: no parsing): a buried card at its burial's end
+    scheduled = {key: row for key, row in scheduled_cards(store).items() if key in cards}
+    backs = [(state, back) for state, back in scheduled.values() if back is not None]   # suspended: never
+    dues = [back for _state, back in backs]
     return Outlook(
         now=now,
         next_due=parse_time(min(dues)) if dues else None,
-        due_now=due_now,
+        due_now=sum(asked_now(state, back, bounds[0], bounds[1]) for state, back in backs),
         due_today=sum(bounds[0] < due < bounds[1] for due in dues),
         due_tomorrow=sum(bounds[1] <= due < bounds[2] for due in dues),
         due_week=sum(bounds[1] <= due < bounds[3] for due in dues),
         new_left=new_today(store, decks, deck_ids, new_limit, now, days),
         new_limit=_new_per_day(store, sorted({card.deck for card in cards.values()}), deck_ids, new_limit),
-        new_unseen=len(cards) - len(scheduled),
+        new_unseen=sum(key not in scheduled and key not in suspended for key in cards),
     )

@@ -3,8 +3,9 @@
 Days are Anki days (`days.Days`). The log is never read row by row: answers
 per day and true retention are counts over index ranges (`reviews_time`,
 `reviews_recall`), the weakest topics one GROUP BY over the last 30 days; the
-schedule table is read as (key, state, due) texts. At a million logged
-answers this takes well under half a second (BENCHMARKS.md).
+schedule table is read as (key, state, due) texts, with each card's suspended
+and buried flags (`scheduled_cards`). At a million logged answers this takes
+well under half a second (BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studytool.decks.model import Deck
 from studytool.study.days import Days
 from studytool.study.store import Schedule, Store, format_time
+
+if TYPE_CHECKING:
+    from studytool.study.cards import Flags
 
 WINDOW_DAYS = 30       # retention and weakest topics look this far back
 CHART_DAYS = 14        # answers per day and the due forecast
@@ -28,9 +32,43 @@ WEAKEST_SHOWN = 3
 REVIEW_STATE = 2       # fsrs.State.Review
 
 
-def due_now(schedule: Schedule, now: datetime, end_of_today: datetime) -> bool:
-    """Asked by a review started `now`: a review card due any time today, a (re)learning step only once due."""
-    return schedule.due <= now or (schedule.state == REVIEW_STATE and schedule.due < end_of_today)
+# "Due", in one place: `stats`, the review outlook (`queue.review_outlook`), `cards list --state due` and the
+# review queue itself count with these. A suspended card is never due; a buried one comes back when its burial
+# ends (the next day's start), or at its own due time if that is later.
+
+
+def asked_now(state: int, back: Any, now: Any, end_of_today: Any) -> bool:
+    """Asked by a review started `now`: a review card back any time today, a (re)learning step only once due.
+
+    `back` is when the card can next be asked (`comes_back`); the times are datetimes, or all stored UTC texts,
+    which sort like time."""
+    return back is not None and (back <= now or (state == REVIEW_STATE and back < end_of_today))
+
+
+def comes_back(due: str, suspended: bool, buried_until: str | None) -> str | None:
+    """When a scheduled card can next be asked, as stored UTC text: its due time, or the end of its burial if
+    later (a burial already over is earlier than now, so it changes nothing); None while it is suspended."""
+    if suspended:
+        return None
+    return buried_until if buried_until is not None and buried_until > due else due
+
+
+def due_now(schedule: Schedule, flags: Flags, now: datetime, end_of_today: datetime) -> bool:
+    """`asked_now` for one card and its flags (`cards list --state due`)."""
+    buried = format_time(flags.buried_until) if flags.buried_until is not None else None
+    return asked_now(schedule.state, comes_back(format_time(schedule.due), flags.suspended, buried),
+                     format_time(now), format_time(end_of_today))
+
+
+def scheduled_cards(store: Store) -> dict[str, tuple[int, str | None]]:
+    """Every scheduled card's state and `comes_back` time, as stored texts: no row parsed, and only the few
+    flagged cards looked at twice."""
+    cards = {key: (state, due) for key, state, due in store.con.execute("SELECT key, state, due FROM cards")}
+    for key, suspended, buried in store.con.execute("SELECT key, suspended, buried_until FROM card_flags"):
+        if key in cards:
+            state, due = cards[key]
+            cards[key] = (state, comes_back(due, suspended, buried))
+    return cards
 
 
 @dataclass(frozen=True)
@@ -175,21 +213,22 @@ def _check_schedules(store: Store) -> None:
 def _deck_counts(store: Store, decks: Sequence[Deck], now: str, end_of_today: str, bounds: list[str]):
     """Per deck: new, learning, review and due counts; and the due forecast per day (overdue: today).
 
-    Reads only (key, state, due) and compares the stored UTC texts, which sort like time."""
+    A suspended card counts in its state, never as due; a buried one is due when it comes back (`comes_back`).
+    Reads only (key, state, due) and the flags, and compares the stored UTC texts, which sort like time."""
     _check_schedules(store)
-    rows = {key: (state, due) for key, state, due in store.con.execute("SELECT key, state, due FROM cards")}
+    rows = scheduled_cards(store)
     counts, forecast = [], Counter()
     for deck in decks:
         scheduled = [rows[card.key] for card in deck.cards if card.key in rows]
         counts.append(DeckCounts(
             deck=deck.deck,
             new=len(deck.cards) - len(scheduled),
-            learning=sum(state != REVIEW_STATE for state, _due in scheduled),
-            review=sum(state == REVIEW_STATE for state, _due in scheduled),
-            due_today=sum(due < end_of_today for _state, due in scheduled),
-            due_now=sum(due <= now or (state == REVIEW_STATE and due < end_of_today) for state, due in scheduled),
+            learning=sum(state != REVIEW_STATE for state, _back in scheduled),
+            review=sum(state == REVIEW_STATE for state, _back in scheduled),
+            due_today=sum(back is not None and back < end_of_today for _state, back in scheduled),
+            due_now=sum(asked_now(state, back, now, end_of_today) for state, back in scheduled),
         ))
-        forecast.update(bisect_right(bounds, due) for _state, due in scheduled)
+        forecast.update(bisect_right(bounds, back) for _state, back in scheduled if back is not None)
     return counts, forecast
 
 

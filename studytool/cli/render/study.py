@@ -212,7 +212,9 @@ def outlook_text(outlook: Outlook, *, asked: bool = False, ended_early: bool = F
         sentences.append(still.format(n=outlook.due_now))
         # a review asked every card it could: the rest wait for tomorrow's limit (a quiz asks only its selection)
         if not ended_early and not quiz:
-            sentences.append(_("Today's review limit holds them back (config max_reviews_per_day)."))
+            held = (_("Today's review limit holds it back (config max_reviews_per_day).") if outlook.due_now == 1
+                    else _("Today's review limit holds them back (config max_reviews_per_day)."))
+            sentences.append(held)
     elif outlook.next_due is not None:   # nothing due now: the next card is later
         due = outlook.next_due.astimezone(outlook.now.tzinfo)
         if due.date() == outlook.now.date():
