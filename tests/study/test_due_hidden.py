@@ -104,3 +104,45 @@ def test_the_review_limit_sentence_agrees_with_the_count(lang, due, expected):
         assert outlook_text(outlook, asked=True).startswith(expected)
     finally:
         set_language("en")
+
+
+@pytest.mark.parametrize(("suspended", "buried_until", "expected"), [
+    (False, None, "2026-03-16T04:00:00.000000Z"),                                # no flags: its due time
+    (True, None, None),                                                          # suspended: never
+    (True, "2026-03-17T04:00:00.000000Z", None),                                 # suspended and buried: never
+    (False, "2026-03-17T04:00:00.000000Z", "2026-03-17T04:00:00.000000Z"),       # buried past its due: the burial
+    (False, "2026-03-15T04:00:00.000000Z", "2026-03-16T04:00:00.000000Z"),       # a burial over: its due time
+])
+def test_when_a_card_comes_back(suspended, buried_until, expected):
+    from studytool.study.stats import comes_back
+
+    assert comes_back("2026-03-16T04:00:00.000000Z", suspended, buried_until) == expected
+
+
+def test_a_buried_learning_step_and_a_suspended_new_card(store):
+    """A step due at 10:00 today, buried until tomorrow 04:00, is neither due today nor now; a suspended new card
+    is no new card left to study."""
+    from studytool.decks.model import Deck
+    from studytool.study import cards
+    from studytool.study.days import Days
+    from studytool.study.queue import review_outlook
+    from studytool.study.stats import compute_stats
+    from study_fakes import recall
+
+    deck = Deck("d", "D", "", (recall("step"), recall("new")))
+    step = Schedule(LEARNING, 1, 1.0, 5.0, NOW + timedelta(hours=2), NOW - timedelta(minutes=10))
+    store.record(Answer(card="d/step", topic="layernorm", mode="review", rating=3, correct=True, answer="", seed=None,
+                        params={}, duration_ms=1, time=NOW - timedelta(minutes=10)), lambda prior: step)
+    days = Days(4, timezone.utc)
+    before = compute_stats(store, [deck], NOW, days)
+    assert (before.decks[0].due_today, before.decks[0].due_now, before.forecast[0][1]) == (1, 0, 1)
+    cards.bury(store, ["d/step"], days.end_of(NOW))
+    cards.suspend(store, ["d/new"])
+    after = compute_stats(store, [deck], NOW, days)
+    assert (after.decks[0].due_today, after.decks[0].due_now, after.forecast[0][1], after.forecast[1][1]) == (
+        0, 0, 0, 1)
+    outlook = review_outlook(store, [deck], now=NOW, days=days)
+    assert (outlook.due_today, outlook.due_tomorrow, outlook.new_unseen, outlook.next_due) == (
+        0, 1, 0, datetime(2026, 3, 17, 4, 0, tzinfo=timezone.utc))
+    cards.unsuspend(store, ["d/new"])
+    assert review_outlook(store, [deck], now=NOW, days=days).new_unseen == 1
