@@ -57,7 +57,8 @@ def deck_yaml(cards: int) -> str:
 
 def fill_database(path: Path, cards: int, answers: int, now: datetime, others: tuple[str, ...] = ()) -> None:
     """Schedules for every card (and the cards `others`: review cards, due in 10-30 days) and a year of
-    logged answers, written in bulk."""
+    logged answers before today, written in bulk (answers logged today would count against the daily review
+    limit: at 200,000 a year, by the afternoon they are over its 200 and the queue is empty)."""
     from studytool.study.store import format_time, open_store
 
     rng = random.Random(0)
@@ -84,7 +85,7 @@ def fill_database(path: Path, cards: int, answers: int, now: datetime, others: t
             " VALUES (?, ?, ?, 'review', ?, ?, '7', ?, '{}', 3000, ?)",
             (
                 (f"bench/c{(c := rng.randrange(cards))}", TOPICS[c % len(TOPICS)],
-                 format_time(now - timedelta(days=rng.uniform(0, 365))), (r := rng.choice((1, 3, 3, 3))),
+                 format_time(now - timedelta(days=rng.uniform(1, 366))), (r := rng.choice((1, 3, 3, 3))),
                  int(r > 1), rng.randrange(2**32), json.dumps({"state": 2}))
                 for _ in range(answers)
             ),
