@@ -16,6 +16,7 @@ Heads = Annotated[int, typer.Option("--heads", metavar="H", show_default=False,
                                     help="Number of heads h (must divide d_model; default: 8).")]
 DFF = Annotated[Optional[int], typer.Option("--d-ff", metavar="D_FF", help="FFN hidden width (default: 4 * d_model).")]
 Batch = Annotated[int, typer.Option("--batch", metavar="B", help="Batch size B.")]
+Seq = Annotated[int, typer.Option("--seq", metavar="L", help="Sequence length L (the source's, in a whole model).")]
 
 
 def within(low: float, high: float | None = None):

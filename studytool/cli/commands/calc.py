@@ -4,7 +4,7 @@ from typing import Optional
 
 import typer
 
-from studytool.cli.options import DFF, Batch, DModel, Heads, Json, within
+from studytool.cli.options import DFF, Batch, DModel, Heads, Json, Seq, within
 from studytool.cli.style import Group
 
 app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True)   # its help: GROUPS in cli/app.py
@@ -22,31 +22,29 @@ def _show(result: dict, as_json: bool, render) -> None:
         render(result, console())
 
 
-@app.command("layernorm", context_settings=_VALUES)
-def calc_layernorm(
-    x: Optional[list[str]] = typer.Argument(None, metavar="X...", help="One token's vector, e.g. 1 2 3 4 (negative numbers work)."),
-    eps: float = _EPS,
-    as_json: Json = False,
-) -> None:
-    """LayerNorm of one vector: mean, σ (biased) and the output."""
-    from studytool import calc
-    from studytool.cli.render.calc import render_layernorm
+def _normalisation(name: str, metavar: str, values_help: str, parse: str, compute: str, renderer: str,
+                   summary: str) -> None:
+    """Declare `calc NAME VALUES... [--eps] [--json]`: the shape LayerNorm and BatchNorm share."""
 
-    _show(calc.layernorm(calc.parse_vector(x or []), eps=eps), as_json, render_layernorm)
+    def command(
+        values: Optional[list[str]] = typer.Argument(None, metavar=metavar, help=values_help),
+        eps: float = _EPS,
+        as_json: Json = False,
+    ) -> None:
+        from studytool import calc
+        from studytool.cli.render import calc as render
+
+        _show(getattr(calc, compute)(getattr(calc, parse)(values or []), eps=eps), as_json, getattr(render, renderer))
+
+    command.__doc__ = summary
+    app.command(name, context_settings=_VALUES)(command)
 
 
-@app.command("batchnorm", context_settings=_VALUES)
-def calc_batchnorm(
-    rows: Optional[list[str]] = typer.Argument(None, metavar="ROW...", help="The batch, one row per sample: 1,10 3,14 "
-                                               "or '1 10' '3 14'; or one matrix: '[[1,10],[3,14]]'"),
-    eps: float = _EPS,
-    as_json: Json = False,
-) -> None:
-    """BatchNorm of a small batch: each feature over the samples."""
-    from studytool import calc
-    from studytool.cli.render.calc import render_batchnorm
-
-    _show(calc.batchnorm(calc.parse_rows(rows or []), eps=eps), as_json, render_batchnorm)
+_normalisation("layernorm", "X...", "One token's vector, e.g. 1 2 3 4 (negative numbers work).", "parse_vector",
+               "layernorm", "render_layernorm", "LayerNorm of one vector: mean, σ (biased) and the output.")
+_normalisation("batchnorm", "ROW...", "The batch, one row per sample: 1,10 3,14 or '1 10' '3 14'; or one matrix: "
+               "'[[1,10],[3,14]]'", "parse_rows", "batchnorm", "render_batchnorm",
+               "BatchNorm of a small batch: each feature over the samples.")
 
 
 @app.command("softmax", context_settings=_VALUES)
@@ -93,7 +91,7 @@ def calc_mask(
 @app.command("attention")
 def calc_attention(
     batch: Batch,
-    seq: int = typer.Option(..., "--seq", metavar="L", help="Sequence length L."),
+    seq: Seq,
     d_model: DModel = 512,
     heads: Heads = 8,
     weights: bool = typer.Option(False, "--weights", help="Also the engine's weights per head for one random sentence."),
@@ -127,7 +125,7 @@ def calc_params(
 @app.command("shapes")
 def calc_shapes(
     batch: Batch,
-    seq: int = typer.Option(..., "--seq", metavar="L", help="Source length L."),
+    seq: Seq,
     d_model: DModel = 512,
     heads: Heads = 8,
     vocab: int = typer.Option(..., "--vocab", metavar="V", help="Vocabulary size V."),
