@@ -112,7 +112,7 @@ def _tables_of(version: int) -> list[str]:
     return re.findall(r"CREATE TABLE (\w+)", statements)
 
 
-SQLITE_CORRUPT = 11   # "database disk image is malformed": a damaged file, not a foreign one
+SQLITE_CORRUPT = 11   # "database disk image is malformed": damaged pages
 SQLITE_NOTADB = 26    # "file is not a database": its header lost (junk written over it), damage as well
 
 
