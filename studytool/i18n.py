@@ -603,6 +603,8 @@ ZH: dict[str, str] = {
     "the progress database holds {value!r} where a time belongs; see 'studytool backup list' to restore a backup": "学习进度数据库中本应是时间的地方是 {value!r}；可用 'studytool backup list' 查看并恢复备份",
     "the progress database holds a schedule fsrs cannot use for {key} (state {state!r}, step {step!r}, stability {stability!r}, difficulty {difficulty!r}); see 'studytool backup list' to restore a backup": "学习进度数据库中 {key} 的排程 fsrs 无法使用（state {state!r}、step {step!r}、stability {stability!r}、difficulty {difficulty!r}）；可用 'studytool backup list' 查看并恢复备份",
     "table {table} is missing": "缺少表 {table}",
+    "the migrations table holds {value!r} where a schema version belongs": "migrations 表中本该是结构版本号的地方是 {value!r}",
+    "{kind} {name} is not one studytool's migrations create": "{kind} {name} 不是 studytool 的迁移所建",
     "{path} is the progress database (or its journal); export to another file": "{path} 是学习进度数据库（或其日志文件）；请导出到别的文件",
     "{path} exists and is not a file; export to another path": "{path} 已存在且不是文件；请导出到别的路径",
     "{path} exists and is not an earlier export of this kind; use --force to replace it": "{path} 已存在，且不是之前同类的导出文件；要替换请加 --force",

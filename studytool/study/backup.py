@@ -66,13 +66,16 @@ def folder_for(db: Path) -> Path:
 
 
 def integrity_problems(db: Path) -> list[str]:
-    """The full `PRAGMA integrity_check` of `db`, read-only: its problems, empty when it is healthy."""
-    from studytool.study.migrations import BUSY_TIMEOUT_S, read_only_uri
+    """The full `PRAGMA integrity_check` of `db` and its schema (`migrations.schema_problem`), read-only: its
+    problems, empty when it is healthy."""
+    from studytool.study.migrations import BUSY_TIMEOUT_S, read_only_uri, schema_problem
 
     try:
         con = sqlite3.connect(read_only_uri(db), uri=True, timeout=BUSY_TIMEOUT_S)
         try:
             found = [row[0] for row in con.execute("PRAGMA integrity_check")]
+            if found == ["ok"]:   # a schema object the migrations never made is not restored, nor backed up
+                found = [problem for problem in [schema_problem(con)] if problem] or found
         finally:
             con.close()
     except sqlite3.Error as error:

@@ -6,6 +6,7 @@ writing anything (no -wal/-shm left beside it) and says in one line what is wron
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sqlite3
@@ -90,6 +91,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied TEXT NOT NULL)"
+# What ANALYZE (or `PRAGMA optimize`, run by hand) adds: statistics for SQLite's query planner, never code.
+_PLANNER_TABLES = ("sqlite_stat1", "sqlite_stat4")
 
 
 def read_only_uri(path: Path) -> str:
@@ -104,6 +108,51 @@ def read_only_uri(path: Path) -> str:
     uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro"
     busy = any(os.path.lexists(f"{path}{suffix}") for suffix in ("-wal", "-journal"))
     return uri if busy else uri + "&immutable=1"
+
+
+def _normal(kind: str, sql: str | None) -> str | None:
+    """A schema object's SQL as compared: whitespace collapsed; a table's comments (they document columns) dropped.
+    A trigger's or a view's text is compared whole: any change to it may be code that runs."""
+    if sql is None:
+        return None
+    return " ".join((re.sub(r"--[^\n]*", " ", sql) if kind == "table" else sql).split())
+
+
+def _objects(con: sqlite3.Connection) -> set[tuple[str, str, str | None]]:
+    """The schema objects of a database: (type, name, its SQL in `_normal` form)."""
+    rows = con.execute("SELECT type, name, sql FROM sqlite_master")
+    return {(kind, name, _normal(kind, sql)) for kind, name, sql in rows if name not in _PLANNER_TABLES}
+
+
+@functools.lru_cache(maxsize=None)
+def _schema_of(version: int) -> frozenset[tuple[str, str, str | None]]:
+    """The schema objects the migrations up to `version` create, as SQLite itself records them."""
+    con = sqlite3.connect(":memory:")
+    try:
+        con.execute(MIGRATIONS_TABLE)
+        for statement in (statement for migration in MIGRATIONS[:version] for statement in migration):
+            con.execute(statement)
+        return frozenset(_objects(con))
+    finally:
+        con.close()
+
+
+def schema_problem(con: sqlite3.Connection) -> str | None:
+    """What makes a database's schema not one the migrations made, in a few words, or None: a schema version that is
+    not a whole number, or a trigger, view, table or index they do not create (a trigger planted on the log would
+    delete answers as they are written, and pass SQLite's integrity check). A newer studytool's schema is not judged."""
+    if not con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'").fetchone():
+        return None   # no schema yet (or not ours: said by check_database)
+    version = con.execute("SELECT max(version) FROM migrations").fetchone()[0] or 0
+    if not isinstance(version, int) or version < 0:
+        return _("the migrations table holds {value!r} where a schema version belongs").format(value=version)
+    if version > SCHEMA_VERSION:
+        return None
+    foreign = sorted(_objects(con) - _schema_of(version))
+    if not foreign:
+        return None
+    kind, name, _sql = foreign[0]
+    return _("{kind} {name} is not one studytool's migrations create").format(kind=kind, name=name)
 
 
 def _tables_of(version: int) -> list[str]:
@@ -158,10 +207,15 @@ def check_database(path: Path) -> int:
 
             raise damaged(path, problems)
         tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not tables:
+        if not con.execute("SELECT 1 FROM sqlite_master").fetchone():
             return 0
         if "migrations" not in tables:
             raise unreadable(path, _("not a studytool database"))
+        problem = schema_problem(con)
+        if problem:   # never opened for writing: a trigger of its own would run at the first answer
+            from studytool.study.backup import damaged
+
+            raise damaged(path, [problem])
         version = con.execute("SELECT max(version) FROM migrations").fetchone()[0] or 0
         missing = [table for table in _tables_of(min(version, SCHEMA_VERSION)) if table not in tables]
         if missing:

@@ -33,8 +33,8 @@ from typing import Any
 from studytool.config import now as clock_now
 from studytool.errors import StudytoolError
 from studytool.i18n import _
-from studytool.study.migrations import (BUSY_TIMEOUT_S, MIGRATIONS, SCHEMA_VERSION, check_database, is_damage,
-                                        read_only_uri, unreadable)
+from studytool.study.migrations import (BUSY_TIMEOUT_S, MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION, check_database,
+                                        is_damage, read_only_uri, unreadable)
 from studytool.study.records import Answer, LogRow, Schedule, format_time, parse_time, schedule_from_row, schedule_row
 
 
@@ -121,7 +121,7 @@ class Store:
     def migrate(self, target: int = SCHEMA_VERSION) -> None:
         """Apply the pending migrations up to `target`, each recorded with its time."""
         with self.transaction() as con:
-            con.execute("CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied TEXT NOT NULL)")
+            con.execute(MIGRATIONS_TABLE)
             for version in range(self.version() + 1, target + 1):
                 for statement in MIGRATIONS[version - 1]:
                     con.execute(statement)

@@ -62,12 +62,20 @@ def beside(db: Path) -> list[str]:
 
 
 def damage_missed_by_quick_check(db: Path) -> None:
-    """Make an index disagree with its table: quick_check does not compare them, integrity_check does."""
-    con = sqlite3.connect(db)
-    con.execute("PRAGMA writable_schema = ON")
-    con.execute("UPDATE sqlite_master SET sql = 'CREATE INDEX cards_due ON cards (deck)' WHERE name = 'cards_due'")
-    con.commit()
-    con.close()
+    """Make an index disagree with its table, its schema as the migrations wrote it: quick_check does not compare
+    them, integrity_check does. (Under another definition the index misses an update of `due`.)"""
+    for sql, then in (("CREATE INDEX cards_due ON cards (deck)", "UPDATE cards SET due = '2000-01-01T00:00:00.000000Z'"),
+                      ("CREATE INDEX cards_due ON cards (due)", None)):
+        con = sqlite3.connect(db)
+        con.execute("PRAGMA writable_schema = ON")
+        con.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'cards_due'", (sql,))
+        con.commit()
+        con.close()
+        if then:
+            con = sqlite3.connect(db)
+            con.execute(then)
+            con.commit()
+            con.close()
     con = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
     assert con.execute("PRAGMA quick_check").fetchall() == [("ok",)]
     assert con.execute("PRAGMA integrity_check").fetchall() != [("ok",)]

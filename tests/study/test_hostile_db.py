@@ -1,0 +1,120 @@
+"""Round three of hostile input against the progress database and its backups (issue 20): a planted schema object,
+a restore under a running session, planted backup names, crafted rows, hostile paths, an undo after another
+session's answer, and errors that must name their real cause. Each case: one line, exit 1 (or the command works),
+nothing lost, no traceback."""
+
+import sqlite3
+
+import pytest
+from backup_fixtures import T0, answers_in, english, one_card_deck, record
+from typer.testing import CliRunner
+
+from studytool.cli import app
+from studytool.errors import StudytoolError
+from studytool.study import backup
+from studytool.study.store import open_store
+
+__all__ = ["english"]   # a fixture, used by name
+NOW = "2026-11-02T09:00:00+00:00"
+THINNING = ("CREATE TRIGGER thin AFTER INSERT ON reviews BEGIN"
+            " DELETE FROM reviews WHERE id % 2 = 0 AND id <> NEW.id; END")   # the tester's: every other row goes
+
+
+def plant(db, statement: str) -> None:
+    con = sqlite3.connect(db)
+    con.execute(statement)
+    con.commit()
+    con.close()
+
+
+def env_for(home, **more) -> dict[str, str]:
+    return {"STUDYTOOL_HOME": str(home), "STUDYTOOL_NOW": NOW, "STUDYTOOL_LANG": "en", **more}
+
+
+def review_once(tmp_path, home):
+    return CliRunner().invoke(app, ["--deck-path", one_card_deck(tmp_path / "decks"), "review", "--deck", "one"],
+                              env=env_for(home), input="7\n")
+
+
+@pytest.fixture
+def home_with_backup(tmp_path):
+    """A home with four answers, backed up."""
+    home = tmp_path / "home"
+    db = home / "studytool.db"
+    record(db, 4)
+    return home, db, backup.take(db, T0)
+
+
+# --- 1. schema objects the migrations never made --------------------------------------------------------------
+
+FOREIGN = [THINNING, "CREATE VIEW v AS SELECT * FROM reviews", "CREATE TABLE extra (x)",
+           "CREATE INDEX extra_index ON reviews (answer)"]
+
+
+@pytest.mark.parametrize("statement", FOREIGN, ids=["trigger", "view", "table", "index"])
+def test_a_planted_schema_object_is_refused_naming_the_newest_good_backup(tmp_path, home_with_backup, statement):
+    home, db, good = home_with_backup
+    plant(db, statement)
+    planted = db.read_bytes()
+    result = review_once(tmp_path, home)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"studytool: {db} is damaged (")
+    assert f"'studytool backup restore {good.name}'" in result.stderr
+    assert db.read_bytes() == planted and answers_in(db) == 4
+
+
+def test_the_thinning_trigger_never_runs_the_log_keeps_every_answer(tmp_path, home_with_backup):
+    home, db, good = home_with_backup
+    plant(db, THINNING)
+    for command in (["stats"], ["cards", "list"], ["backup"], ["config"]):
+        result = CliRunner().invoke(app, command, env=env_for(home))
+        assert result.exit_code == 1 and "Traceback" not in result.output, (command, result.output)
+        assert f"'studytool backup restore {good.name}'" in result.stderr
+    assert answers_in(db) == 4
+    restored = CliRunner().invoke(app, ["backup", "restore"], env=env_for(home))
+    assert restored.exit_code == 0, restored.output
+    assert review_once(tmp_path, home).exit_code == 0
+    assert answers_in(db) == 5   # the four answers and the new one, none deleted
+
+
+def test_a_backup_carrying_a_trigger_is_never_restored_nor_named_good(tmp_path, home_with_backup):
+    home, db, good = home_with_backup
+    plant(good.path, THINNING)
+    with pytest.raises(StudytoolError, match=f"backup {good.name} is damaged too"):
+        backup.restore(db, good.name, force=True)
+    assert backup.newest_good(db) is None
+    with pytest.raises(StudytoolError, match="every backup"):
+        backup.restore(db, force=True)
+
+
+def test_a_trigger_in_the_database_is_never_copied_into_a_backup(home_with_backup):
+    home, db, good = home_with_backup
+    plant(db, THINNING)
+    with pytest.raises(StudytoolError, match="is damaged"):
+        backup.take(db)
+    assert backup.backups(db) == [good]
+
+
+def test_a_trigger_with_a_migration_s_name_and_another_body_is_refused(home_with_backup):
+    home, db, good = home_with_backup
+    plant(db, "DROP TRIGGER reviews_prior_state")
+    plant(db, "CREATE TRIGGER reviews_prior_state AFTER INSERT ON reviews BEGIN DELETE FROM reviews; END")
+    with pytest.raises(StudytoolError, match="is damaged"):
+        open_store(db, create=False)
+
+
+def test_an_older_schema_with_nothing_planted_still_opens_and_is_brought_up_to_date(tmp_path):
+    from studytool.study.migrations import MIGRATIONS, MIGRATIONS_TABLE
+
+    db = tmp_path / "studytool.db"
+    con = sqlite3.connect(db)   # a version-2 database, as studytool once made it
+    con.execute(MIGRATIONS_TABLE)
+    for version, migration in enumerate(MIGRATIONS[:2], start=1):
+        for statement in migration:
+            con.execute(statement)
+        con.execute("INSERT INTO migrations VALUES (?, '2026-01-01T00:00:00.000000Z')", (version,))
+    con.commit()
+    con.close()
+    with open_store(db, backups=False) as store:
+        assert store.version() == len(MIGRATIONS)
+    assert backup.integrity_problems(db) == []
