@@ -605,6 +605,8 @@ ZH: dict[str, str] = {
     "table {table} is missing": "缺少表 {table}",
     "the migrations table holds {value!r} where a schema version belongs": "migrations 表中本该是结构版本号的地方是 {value!r}",
     "{kind} {name} is not one studytool's migrations create": "{kind} {name} 不是 studytool 的迁移所建",
+    "{path} was replaced while this command ran (by 'studytool backup restore'?): nothing more was written to it; "
+    "run the command again": "{path} 在本命令运行期间被替换（'studytool backup restore'？）：之后没有再写入它；请重新运行命令",
     "{path} is the progress database (or its journal); export to another file": "{path} 是学习进度数据库（或其日志文件）；请导出到别的文件",
     "{path} exists and is not a file; export to another path": "{path} 已存在且不是文件；请导出到别的路径",
     "{path} exists and is not an earlier export of this kind; use --force to replace it": "{path} 已存在，且不是之前同类的导出文件；要替换请加 --force",

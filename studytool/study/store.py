@@ -54,6 +54,7 @@ class Store:
         self.path = path
         self.batching = False   # inside `batch()`: transactions join it, one commit at its end
         self.guard: Any = None   # guard.Guard, set by open_store: the full check before the first write
+        self.opened: tuple[int, int] | None = None   # the file's (device, inode) as opened; None: held in memory
 
     def __enter__(self) -> Store:
         return self
@@ -90,6 +91,10 @@ class Store:
             self.con.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
             raise self._failed(error) from None
+        if self._replaced():
+            self.con.rollback()
+            raise StudytoolError(_("{path} was replaced while this command ran (by 'studytool backup restore'?): "
+                                   "nothing more was written to it; run the command again").format(path=self.path))
         try:
             yield self.con
             self.con.execute("COMMIT")
@@ -99,6 +104,17 @@ class Store:
         except BaseException:
             self.con.rollback()
             raise
+
+    def _replaced(self) -> bool:
+        """Whether another file now stands where this store opened its file (a restore moved that one aside: what
+        this connection writes would go there, unseen by every later command)."""
+        if self.opened is None:
+            return False
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            return True
+        return (found.st_dev, found.st_ino) != self.opened
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -366,6 +382,8 @@ def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Stor
     con.row_factory = sqlite3.Row
     store = Store(con, path)
     store.guard = guard
+    found = os.stat(path)
+    store.opened = (found.st_dev, found.st_ino)
     try:
         con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         _use_wal(con)

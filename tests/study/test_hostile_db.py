@@ -118,3 +118,45 @@ def test_an_older_schema_with_nothing_planted_still_opens_and_is_brought_up_to_d
     with open_store(db, backups=False) as store:
         assert store.version() == len(MIGRATIONS)
     assert backup.integrity_problems(db) == []
+
+
+# --- 2. a restore under a running session ---------------------------------------------------------------------
+
+def test_a_session_whose_database_was_restored_under_it_stops_before_its_next_write(tmp_path, home_with_backup):
+    """A real second process answers one card; `backup restore --force` puts the backup in place; its next answer
+    is refused in one line instead of going, unseen, into the file moved aside."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from study_fakes import drill_deck
+
+    home, db, good = home_with_backup
+    (tmp_path / "decks").mkdir()
+    drill_deck(tmp_path / "decks")
+    env = {**os.environ, **env_for(home)}
+    session = subprocess.Popen([sys.executable, "-m", "studytool", "--deck-path", str(tmp_path / "decks"), "review",
+                                "--deck", "drill"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env, text=True)
+    session.stdin.write("7\n")
+    session.stdin.flush()
+    deadline = time.monotonic() + 60
+    while answers_now(db) != 5:   # its first answer is committed
+        assert time.monotonic() < deadline and session.poll() is None, session.stderr.read()
+        time.sleep(0.02)
+    done = backup.restore(db, good.name, force=True)
+    out, err = session.communicate("7\n7\n", timeout=60)
+    assert session.returncode == 1 and "Traceback" not in err
+    assert err.splitlines()[-1] == (f"studytool: {db} was replaced while this command ran (by 'studytool backup "
+                                    "restore'?): nothing more was written to it; run the command again")
+    assert answers_now(db) == 4 and answers_now(done.replaced) == 5   # the first answer kept where it was written
+
+
+def answers_now(db) -> int:
+    """The answers a database holds with its -wal (what a session has committed)."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return con.execute("SELECT count(*) FROM reviews").fetchone()[0]
+    finally:
+        con.close()
