@@ -175,6 +175,17 @@ def take(db: Path, now: datetime | None = None, *, checked: bool = False, days: 
     return taken
 
 
+def back_up(db: Path) -> Backup:
+    """`studytool backup`: `take` a backup of `db` now, once it is known to be a progress database (a regular file,
+    as every command checks: a FIFO would block the copy for ever, a device is no database)."""
+    from studytool.study.migrations import check_database
+
+    if not os.path.lexists(db):
+        raise StudytoolError(_("{db} does not exist yet; nothing to back up").format(db=db))
+    check_database(db)
+    return take(db)
+
+
 def _reserve(db: Path, now: datetime) -> Path:
     """The next backup's name, created empty so that a second session at the same moment takes the one after."""
     number = max((backup.number for backup in backups(db, count=False)), default=0) + 1

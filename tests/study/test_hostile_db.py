@@ -160,3 +160,25 @@ def answers_now(db) -> int:
         return con.execute("SELECT count(*) FROM reviews").fetchone()[0]
     finally:
         con.close()
+
+
+# --- 4. backup of a FIFO or a device --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_backup_of_a_fifo_or_a_device_is_refused_as_every_command_refuses_it(tmp_path, kind):
+    import os
+    import subprocess
+    import sys
+
+    db = tmp_path / "studytool.db"
+    if kind == "fifo":
+        os.mkfifo(db)
+    else:
+        db.symlink_to("/dev/zero")
+    said = "a named pipe (FIFO)" if kind == "fifo" else "a device"
+    result = subprocess.run([sys.executable, "-m", "studytool", "--db", str(db), "backup"], capture_output=True,
+                            text=True, timeout=60, env={**os.environ, "STUDYTOOL_LANG": "en", "STUDYTOOL_NOW": NOW},
+                            stdin=subprocess.DEVNULL)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr == f"studytool: {db} is {said}, not a database file\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["studytool.db"]   # no backups folder beside it

@@ -17,13 +17,10 @@ def backup_now(ctx: typer.Context) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from studytool.cli.render.common import console
-    from studytool.errors import StudytoolError
     from studytool.study import backup
 
     db = ctx.obj.db_path
-    if not db.exists():
-        raise StudytoolError(_("{db} does not exist yet; nothing to back up").format(db=db))
-    taken = backup.take(db)
+    taken = backup.back_up(db)
     console().print(_("Backed up {db} to {path} ({answers} answers)").format(db=db, path=taken.path,
                                                                           answers=taken.answers), markup=False)
 
