@@ -38,6 +38,10 @@ KEEP_DAILY = 7
 KEEP_WEEKLY = 4
 STAMP = "%Y-%m-%dT%H%M%SZ"                        # UTC: studytool-2026-12-01T083000Z-12.db, the 12th taken
 _NAME = re.compile(r"(?P<stem>.+)-(?P<stamp>\d{4}-\d\d-\d\dT\d{6}Z)(?:-(?P<number>\d{1,9}))?\.db\Z")
+# A backup a day for 270,000 years; a larger number was not given here (a planted name), and the next one taken
+# after it would outgrow the 9 digits a name is read with: such a name is skipped, as is a time no clock of ours
+# names (config.CLOCK_YEARS) or none at all (2026-99-99).
+NUMBER_LIMIT = 10**8
 
 
 @dataclass(frozen=True)
@@ -100,9 +104,22 @@ def backups(db: Path, *, count: bool = True) -> list[Backup]:
             size = path.stat().st_size
         except FileNotFoundError:   # pruned meanwhile by another session taking its backup
             continue
-        taken = datetime.strptime(match["stamp"], STAMP).replace(tzinfo=timezone.utc)
-        found.append(Backup(path, taken, size, _answers(path) if count else None, int(match["number"] or 0)))
+        taken, number = _time_of(match["stamp"]), int(match["number"] or 0)
+        if taken is None or number > NUMBER_LIMIT:
+            continue
+        found.append(Backup(path, taken, size, _answers(path) if count else None, number))
     return sorted(found, key=lambda backup: (backup.number, backup.time), reverse=True)
+
+
+def _time_of(stamp: str) -> datetime | None:
+    """The time a backup's name gives, if it is one a clock of ours may name."""
+    from studytool.config import CLOCK_YEARS
+
+    try:
+        taken = datetime.strptime(stamp, STAMP).replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    return taken if CLOCK_YEARS[0] <= taken.year <= CLOCK_YEARS[1] else None
 
 
 def _answers(path: Path) -> int | None:

@@ -182,3 +182,46 @@ def test_backup_of_a_fifo_or_a_device_is_refused_as_every_command_refuses_it(tmp
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr == f"studytool: {db} is {said}, not a database file\n"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["studytool.db"]   # no backups folder beside it
+
+
+# --- 5. planted backup names ----------------------------------------------------------------------------------
+
+PLANTED = ["studytool-2026-11-01T120000Z-9999999999.db",   # 10 digits: not a number of ours
+           "studytool-2026-11-01T120000Z-999999999.db",    # 9 digits: the next one would have 10
+           "studytool-2026-99-99T999999Z-3.db",             # no such time
+           "studytool-0000-01-01T000000Z-4.db",             # no year 0
+           "studytool-0001-01-01T000000Z-5.db",             # a day number before the epoch, overflowing in a zone
+           "studytool-9999-12-31T235959Z-6.db"]             # a time no clock of ours names
+
+
+@pytest.fixture
+def planted_home(tmp_path, home_with_backup):
+    """A home whose backups folder holds, beside its real backup, copies of it under planted names."""
+    import shutil
+
+    home, db, good = home_with_backup
+    for name in PLANTED:
+        shutil.copyfile(good.path, backup.folder_for(db) / name)
+    return home, db, good
+
+
+PLANTED_COMMANDS = [["backup"], ["backup", "list"], ["backup", "list", "--json"], ["config"],
+                    ["cards", "suspend", "one/c0"], ["review", "--deck", "one"], ["quiz", "--deck", "one"],
+                    ["backup", "restore", "--force"]]
+
+
+@pytest.mark.parametrize("command", PLANTED_COMMANDS, ids=" ".join)
+def test_planted_backup_names_crash_no_command(tmp_path, planted_home, command):
+    home, db, good = planted_home
+    result = CliRunner().invoke(app, ["--deck-path", one_card_deck(tmp_path / "decks"), *command],
+                                env=env_for(home, TZ="Asia/Shanghai"), input="7\n")
+    assert result.exit_code == 0 and result.exception is None, (result.output, result.exception)
+    assert "Traceback" not in result.output
+
+
+def test_planted_names_are_skipped_and_the_next_backup_is_read_back(planted_home):
+    home, db, good = planted_home
+    assert backup.backups(db) == [good]
+    taken = backup.take(db)
+    assert taken.number == 2 and backup.backups(db)[0] == taken   # numbered after the real one, and listed
+    assert backup.restore(db, force=True).backup == taken   # without a name: the newest really taken
