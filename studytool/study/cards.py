@@ -23,6 +23,7 @@ from studytool.decks.model import Card, Deck
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 from studytool.problems.levels import level_for
+from studytool.study.records import params_of, rating_of, text_of
 from studytool.study.store import Schedule, Store, format_time, parse_time
 
 if TYPE_CHECKING:
@@ -91,13 +92,11 @@ class Logged:
 
 
 def _logged(row: Any) -> Logged:
-    import json
-
-    params = json.loads(row["params"] or "{}")
+    params = params_of(row["params"])
     level = params.pop("level", None)
     params.pop("hinted", None)   # how it was answered, not what was asked
-    return Logged(parse_time(row["time"]), row["mode"], row["rating"], bool(row["correct"]), row["answer"],
-                  row["duration_ms"], params, level)
+    return Logged(parse_time(row["time"]), row["mode"], rating_of(row["rating"]), bool(row["correct"]),
+                  text_of(row["answer"]), row["duration_ms"], params, level)
 
 
 @dataclass(frozen=True)

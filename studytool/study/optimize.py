@@ -30,6 +30,7 @@ from studytool.i18n import _
 from studytool.study import settings
 from studytool.study.cards import SCHEDULING_MODES
 from studytool.study.days import Days
+from studytool.study.records import rating_of
 from studytool.study.store import Store, parse_time
 
 MIN_ITEMS = 8     # fsrs-rs: fewer training items and it returns the default weights
@@ -86,7 +87,7 @@ def histories(store: Store, days: Days) -> list[list[tuple[int, int, str]]]:
         if not answers[0]["new"]:
             continue
         numbers = [days.number(parse_time(row["time"])) for row in answers]
-        found.append([(row["rating"], day - before, row["time"])
+        found.append([(rating_of(row["rating"]), day - before, row["time"])   # fsrs-rs panics on another
                       for row, day, before in zip(answers, numbers, numbers[:1] + numbers)])
     return found
 

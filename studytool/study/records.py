@@ -6,12 +6,15 @@ time itself and is read by SQLite's date functions.
 
 from __future__ import annotations
 
+import json
+import math
 import sqlite3
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from studytool.config import CLOCK_YEARS
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 
@@ -22,12 +25,65 @@ def format_time(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime(TIME_FORMAT)
 
 
+class BadRow(StudytoolError):
+    """A value studytool never writes, met in a row where it is read (edited by hand, crafted): said in one line;
+    the open store's `__exit__` names the newest good backup with its `reason`."""
+
+    def __init__(self, message: str, reason: str):
+        super().__init__(message)
+        self.reason = reason
+
+
+def bad_value(value: object, what: str) -> BadRow:
+    """The error for `value` found where `what` (a time, a rating ...) belongs."""
+    shown = repr(value[:40] if isinstance(value, (str, bytes)) else value) + ("…" if _long(value) else "")
+    return BadRow(_("the progress database holds {value} where {what} belongs; see 'studytool backup list' to restore "
+                    "a backup").format(value=shown, what=what),
+                  _("it holds {value} where {what} belongs").format(value=shown, what=what))
+
+
+def _long(value: object) -> bool:
+    return isinstance(value, (str, bytes)) and len(value) > 40
+
+
+# The years a stored time may name: those of the clock (config.CLOCK_YEARS), and FSRS's longest interval (100 years)
+# after them for a due time; outside them the local zone's arithmetic overflows (the year 1, the year 9999).
+TIME_YEARS = (CLOCK_YEARS[0], CLOCK_YEARS[1] + 101)
+
+
 def parse_time(text: str) -> datetime:
     try:
-        return datetime.fromisoformat(text)  # reads the trailing Z as UTC (and is much faster than strptime)
+        moment = datetime.fromisoformat(text)  # reads the trailing Z as UTC (and is much faster than strptime)
     except (TypeError, ValueError):   # a row damaged or edited by hand: one line, not a traceback
-        raise StudytoolError(_("the progress database holds {value!r} where a time belongs; "
-                               "see 'studytool backup list' to restore a backup").format(value=text)) from None
+        moment = None
+    if moment is None or moment.tzinfo is None or not TIME_YEARS[0] <= moment.year <= TIME_YEARS[1]:
+        raise bad_value(text, _("a time"))
+    return moment
+
+
+def rating_of(value: object) -> int:
+    """A logged rating, 1 (again) to 4 (easy)."""
+    if type(value) is not int or not 1 <= value <= 4:
+        raise bad_value(value, _("a rating from 1 to 4"))
+    return value
+
+
+def text_of(value: object) -> str:
+    """A logged answer: text."""
+    if not isinstance(value, str):
+        raise bad_value(value, _("an answer"))
+    return value
+
+
+def params_of(text: object) -> dict[str, Any]:
+    """A logged answer's drawn inputs: a JSON object (a bad or deeply nested one is a bad row, not a traceback)."""
+    try:
+        params = json.loads(text) if text else {}
+    except (TypeError, ValueError, RecursionError):
+        params = None
+    if not isinstance(params, dict):
+        raise bad_value(text, _("the drawn inputs (a JSON object)"))
+    return params
 
 
 @dataclass(frozen=True)
@@ -80,20 +136,32 @@ def _checked(read: Callable[[Any], Schedule]) -> Callable[[Any], Schedule]:
     """A stored schedule fsrs cannot take (state 7, a stability of 'abc') is a damaged row, said in one line."""
     def checked(row: Any) -> Schedule:
         schedule = read(row)
-        numbers = (schedule.stability, schedule.difficulty)
-        if (schedule.state not in STATES or not isinstance(schedule.step, (int, type(None)))
-                or not all(isinstance(n, (int, float, type(None))) for n in numbers)):
-            raise StudytoolError(_("the progress database holds a schedule fsrs cannot use for {key} "
-                                   "(state {state!r}, step {step!r}, stability {stability!r}, difficulty {difficulty!r}); "
-                                   "see 'studytool backup list' to restore a backup").format(
-                key=dict(row).get("key", "?"), state=schedule.state, step=schedule.step,
-                stability=schedule.stability, difficulty=schedule.difficulty))
+        if not _usable(schedule):
+            values = dict(key=dict(row).get("key", "?"), state=schedule.state, step=schedule.step,
+                          stability=schedule.stability, difficulty=schedule.difficulty)
+            raise BadRow(_("the progress database holds a schedule fsrs cannot use for {key} "
+                           "(state {state!r}, step {step!r}, stability {stability!r}, difficulty {difficulty!r}); "
+                           "see 'studytool backup list' to restore a backup").format(**values),
+                         _("a schedule fsrs cannot use for {key}").format(key=values["key"]))
         return schedule
 
     return checked
 
 
 STATES = (1, 2, 3)   # fsrs.State: learning, review, relearning
+DIFFICULTY = (1.0, 10.0)   # fsrs clamps every difficulty it gives into this range
+
+
+def _usable(schedule: Schedule) -> bool:
+    """Whether fsrs can take a stored schedule: a known state, a step from 0, a positive finite stability and a
+    difficulty in fsrs's range (a stability of -5 made its formulas complex numbers; a step of -5 indexes nothing)."""
+    def number(value: object) -> bool:
+        return value is None or (type(value) in (int, float) and math.isfinite(value))
+
+    stability, difficulty = schedule.stability, schedule.difficulty
+    return (schedule.state in STATES and (schedule.step is None or (type(schedule.step) is int and schedule.step >= 0))
+            and number(stability) and number(difficulty) and (stability is None or stability > 0)
+            and (difficulty is None or DIFFICULTY[0] <= difficulty <= DIFFICULTY[1]))
 
 
 @_checked

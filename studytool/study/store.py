@@ -35,7 +35,8 @@ from studytool.errors import StudytoolError
 from studytool.i18n import _
 from studytool.study.migrations import (BUSY_TIMEOUT_S, MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION, check_database,
                                         is_damage, read_only_uri, unreadable)
-from studytool.study.records import Answer, LogRow, Schedule, format_time, parse_time, schedule_from_row, schedule_row
+from studytool.study.records import (Answer, BadRow, LogRow, Schedule, format_time, params_of, parse_time, rating_of,
+                                     schedule_from_row, schedule_row)
 
 
 def _storable(text: str) -> str:
@@ -61,8 +62,13 @@ class Store:
 
     def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
         """Close; damage SQLite met mid-command (after the open-time check passed) is the open-time error's line,
-        naming the backup to restore, and the file is not noted as checked: the next writer checks it in full."""
+        naming the backup to restore, and the file is not noted as checked: the next writer checks it in full.
+        A row holding what studytool never writes (`records.BadRow`) is said in that line too."""
         failed = self._failed(error) if is_damage(error) else None
+        if isinstance(error, BadRow):   # a value studytool never writes: the same line as damage, naming the backup
+            from studytool.study.backup import damaged
+
+            failed = damaged(self.path, [error.reason])
         self.close()
         if failed is not None:
             raise failed from None
@@ -262,7 +268,7 @@ class Store:
         """Every logged answer in time order: card, correct, duration_ms, params (for `decks audit`'s item stats)."""
         rows = self.con.execute("SELECT card, correct, duration_ms, params FROM reviews ORDER BY time, id")
         return [{"card": row["card"], "correct": bool(row["correct"]), "duration_ms": row["duration_ms"],
-                 "params": json.loads(row["params"] or "{}")} for row in rows]
+                 "params": params_of(row["params"])} for row in rows]
 
     def log_since(self, since: datetime) -> list[LogRow]:
         """The review log from `since` on (a bounded window, via the time index)."""
@@ -272,7 +278,7 @@ class Store:
             (format_time(since),),
         )
         return [
-            LogRow(row["card"], row["topic"], parse_time(row["time"]), row["mode"], row["rating"],
+            LogRow(row["card"], row["topic"], parse_time(row["time"]), row["mode"], rating_of(row["rating"]),
                    bool(row["correct"]), row["prior_state"])
             for row in rows
         ]

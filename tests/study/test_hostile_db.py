@@ -225,3 +225,79 @@ def test_planted_names_are_skipped_and_the_next_backup_is_read_back(planted_home
     taken = backup.take(db)
     assert taken.number == 2 and backup.backups(db)[0] == taken   # numbered after the real one, and listed
     assert backup.restore(db, force=True).backup == taken   # without a name: the newest really taken
+
+
+# --- 7. crafted values in a real-schema database --------------------------------------------------------------
+
+@pytest.fixture
+def answered_home(tmp_path):
+    """A home whose one card (one/c0) has three review answers a day apart, backed up."""
+    from datetime import timedelta
+
+    from studytool.study.store import Answer, Schedule
+
+    home = tmp_path / "home"
+    db = home / "studytool.db"
+    with open_store(db, backups=False) as store:
+        for day in range(3):
+            when = T0 - timedelta(days=10 - day)
+            store.record(Answer(card="one/c0", topic="softmax", mode="review", rating=3, correct=True, answer="7",
+                                seed=None, params={"x": day}, duration_ms=1, time=when),
+                         lambda prior, when=when: Schedule(2, None, 3.0, 5.0, T0, when))
+    return home, db, backup.take(db, T0)
+
+
+def crafted(db, sql: str) -> None:
+    con = sqlite3.connect(db)
+    con.execute(sql)
+    con.commit()
+    con.close()
+
+
+REVIEW, SHOW, OPTIMIZE = ["review", "--deck", "one"], ["cards", "show", "one/c0"], ["optimize"]
+DEEP = "[" * 100_000 + "]" * 100_000
+CRAFTED = [
+    ("UPDATE cards SET stability = -5", REVIEW),
+    ("UPDATE cards SET stability = -5", SHOW),
+    ("UPDATE cards SET step = -5, state = 1", REVIEW),
+    ("UPDATE cards SET difficulty = 1e308", REVIEW),
+    ("UPDATE reviews SET rating = 99", SHOW),
+    ("UPDATE reviews SET rating = 'x'", SHOW),
+    *((f"UPDATE reviews SET rating = {rating} WHERE id = 2", OPTIMIZE) for rating in (0, 5, -1, 2**40, 2.5, 99)),
+    ("UPDATE reviews SET params = '{bad'", SHOW),
+    (f"UPDATE reviews SET params = '{DEEP}'", SHOW),
+    ("UPDATE reviews SET params = '[1, 2]'", SHOW),
+    ("UPDATE reviews SET answer = x'fffe00'", SHOW),
+    ("UPDATE reviews SET time = '0001-01-01T00:00:00.000000Z' WHERE id = 1", OPTIMIZE),
+    ("UPDATE reviews SET time = '0001-01-01T00:00:00.000000Z'", SHOW),
+    ("UPDATE cards SET due = '0001-01-01T00:00:00.000000Z'", REVIEW),
+    ("UPDATE cards SET last_review = '0001-01-01T00:00:00.000000Z'", SHOW),
+]
+
+
+@pytest.mark.parametrize("sql, command", CRAFTED, ids=[f"{' '.join(c)}: {s[:50]}" for s, c in CRAFTED])
+def test_a_crafted_value_is_one_line_naming_the_newest_good_backup(tmp_path, answered_home, sql, command):
+    home, db, good = answered_home
+    crafted(db, sql)
+    result = CliRunner().invoke(app, ["--deck-path", one_card_deck(tmp_path / "decks"), *command],
+                                env=env_for(home, TZ="Asia/Shanghai"), input="7\n")
+    assert result.exit_code == 1 and "Traceback" not in result.output, (result.output, result.exception)
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"studytool: {db} is damaged (")
+    assert f"'studytool backup restore {good.name}'" in result.stderr
+    assert answers_now(db) == 3
+
+
+@pytest.mark.parametrize("version", ["'x'", "x'05'", "4.5", "-1"])
+@pytest.mark.parametrize("command", [["stats"], REVIEW, ["config"], ["backup"]], ids=" ".join)
+def test_a_schema_version_that_is_no_whole_number_is_one_line(tmp_path, answered_home, version, command):
+    home, db, good = answered_home
+    con = sqlite3.connect(db)   # the table re-made without its INTEGER PRIMARY KEY, which refuses anything else
+    con.executescript(f"""ALTER TABLE migrations RENAME TO old;
+        CREATE TABLE migrations (version, applied); INSERT INTO migrations SELECT * FROM old; DROP TABLE old;
+        UPDATE migrations SET version = {version} WHERE version = 5;""")
+    con.close()
+    result = CliRunner().invoke(app, ["--deck-path", one_card_deck(tmp_path / "decks"), *command],
+                                env=env_for(home), input="7\n")
+    assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"studytool: {db} is damaged (")
+    assert f"'studytool backup restore {good.name}'" in result.stderr
