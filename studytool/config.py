@@ -18,6 +18,9 @@ def default_home() -> Path:
     return user_data_path("studytool", appauthor=False)
 
 
+NAME_MAX = 255   # bytes in one name of a path (ext4, btrfs, tmpfs, APFS, NTFS)
+
+
 @dataclass
 class Settings:
     """Global options, filled by the CLI callback and passed to library calls."""
@@ -42,6 +45,22 @@ class Settings:
         from platformdirs import user_cache_path
 
         return user_cache_path("studytool", appauthor=False)
+
+    def check_paths(self) -> None:
+        """Every path given (--db, --deck-path, STUDYTOOL_HOME) is one a file system can hold: no name in it over
+        NAME_MAX bytes (the system would say only "File name too long", from wherever it was first used)."""
+        given = [*([self.db] if self.db is not None else []), *self.deck_paths]
+        if os.environ.get("STUDYTOOL_HOME"):
+            given.append(self.home)
+        for path in given:
+            name = next((part for part in Path(path).parts if len(os.fsencode(part)) > NAME_MAX), None)
+            if name is not None:
+                from studytool.errors import StudytoolError
+                from studytool.i18n import _
+
+                raise StudytoolError(_("{path}: the name {name} is {length} bytes long, over the {limit} a file "
+                                       "system allows").format(path=path, name=name[:20] + "…",
+                                                               length=len(os.fsencode(name)), limit=NAME_MAX))
 
     def check_home(self) -> None:
         """A STUDYTOOL_HOME that is a file is named as such (the store would only see its database's parent); a

@@ -136,6 +136,7 @@ def _global(
     version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
     ctx.obj = Settings(db=db, deck_paths=list(deck_path))
+    ctx.obj.check_paths()
 
 
 def main() -> None:

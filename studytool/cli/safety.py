@@ -111,7 +111,7 @@ def run(app) -> None:
 def _fail(message: str, output_lost: bool = False) -> None:
     if output_lost:
         _drop_stdout()
-    sys.stderr.write(f"studytool: {printable(message)}\n")   # a message may quote what was typed
+    sys.stderr.write(f"studytool: {printable(message, name=True)}\n")   # one line: it may quote a path or an answer
     sys.exit(1)
 
 

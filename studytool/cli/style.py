@@ -41,7 +41,7 @@ class Group(TyperGroup):
         except StudytoolError as error:
             from studytool.files import printable
 
-            sys.stderr.write(f"studytool: {printable(str(error))}\n")   # a message may quote what was typed
+            sys.stderr.write(f"studytool: {printable(str(error), name=True)}\n")   # it may quote a path or an answer
             raise click.exceptions.Exit(1) from None
 
 

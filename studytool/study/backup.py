@@ -37,7 +37,8 @@ from studytool.i18n import _
 KEEP_DAILY = 7
 KEEP_WEEKLY = 4
 STAMP = "%Y-%m-%dT%H%M%SZ"                        # UTC: studytool-2026-12-01T083000Z-12.db, the 12th taken
-_NAME = re.compile(r"(?P<stem>.+)-(?P<stamp>\d{4}-\d\d-\d\dT\d{6}Z)(?:-(?P<number>\d{1,9}))?\.db\Z")
+# (?s): a database's name may hold a newline (--db $'a\nb.db'); its backups' names then hold it too.
+_NAME = re.compile(r"(?s)(?P<stem>.+)-(?P<stamp>\d{4}-\d\d-\d\dT\d{6}Z)(?:-(?P<number>\d{1,9}))?\.db\Z")
 # A backup a day for 270,000 years; a larger number was not given here (a planted name), and the next one taken
 # after it would outgrow the 9 digits a name is read with: such a name is skipped, as is a time no clock of ours
 # names (config.CLOCK_YEARS) or none at all (2026-99-99).

@@ -31,7 +31,6 @@ import os
 import sqlite3
 import threading
 from pathlib import Path
-from urllib.parse import quote
 
 DAY_START_DEFAULT = 4   # settings.py's default; a stored value that does not read is reported by the commands using it
 
@@ -169,9 +168,9 @@ class Guard:
     def _check(self) -> int:
         """The full integrity check unless the file is trusted; the day-start hour stored in it."""
         from studytool.study.backup import damaged
-        from studytool.study.migrations import BUSY_TIMEOUT_S
+        from studytool.study.migrations import BUSY_TIMEOUT_S, file_uri
 
-        uri = f"file:{quote(str(self.db.resolve()))}?mode=ro"   # not immutable: other sessions may write meanwhile
+        uri = f"{file_uri(self.db)}?mode=ro"   # not immutable: other sessions may write meanwhile
         con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
         with self._lock:
             self._con = con

@@ -96,6 +96,11 @@ MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMA
 _PLANNER_TABLES = ("sqlite_stat1", "sqlite_stat4")
 
 
+def file_uri(path: Path) -> str:
+    """The `file:` URI of `path`, its bytes as the file system holds them (a name that is not UTF-8 too)."""
+    return f"file:{quote(os.fsencode(Path(path).resolve()))}"
+
+
 def read_only_uri(path: Path) -> str:
     """A URI that reads `path` and leaves nothing beside it.
 
@@ -105,7 +110,7 @@ def read_only_uri(path: Path) -> str:
     page is in it, so it is opened immutable: no journal, no lock files. Otherwise
     a read-only connection is needed to see those pages, and its files are there already.
     """
-    uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro"
+    uri = f"{file_uri(path)}?mode=ro"
     busy = any(os.path.lexists(f"{path}{suffix}") for suffix in ("-wal", "-journal"))
     return uri if busy else uri + "&immutable=1"
 

@@ -301,3 +301,56 @@ def test_a_schema_version_that_is_no_whole_number_is_one_line(tmp_path, answered
     assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
     assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"studytool: {db} is damaged (")
     assert f"'studytool backup restore {good.name}'" in result.stderr
+
+
+# --- 8. hostile paths -----------------------------------------------------------------------------------------
+
+LONG = "a" * 300   # one name over the 255 bytes a file system holds
+
+
+@pytest.mark.parametrize("where", ["--db", "--db folder", "STUDYTOOL_HOME", "--deck-path"])
+@pytest.mark.parametrize("command", [["stats"], ["review"], ["backup"], ["decks", "list"]], ids=" ".join)
+def test_a_name_over_255_bytes_is_one_line(tmp_path, where, command):
+    path = tmp_path / LONG
+    args, env = [], env_for(tmp_path / "home")
+    if where == "--db":
+        args = ["--db", str(tmp_path / f"{LONG}.db")]
+        path = tmp_path / f"{LONG}.db"
+    elif where == "--db folder":
+        args = ["--db", str(path / "studytool.db")]
+        path = path / "studytool.db"
+    elif where == "STUDYTOOL_HOME":
+        env["STUDYTOOL_HOME"] = str(path)
+    else:
+        args = ["--deck-path", str(path)]
+    result = CliRunner().invoke(app, [*args, *command], env=env, input="")
+    assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stderr == (f"studytool: {path}: the name {'a' * 20}… is {len(LONG) + 3 * (where == '--db')} bytes "
+                             "long, over the 255 a file system allows\n")
+
+
+@pytest.mark.parametrize("name", [b"bad\xff.db", b"new\nline.db"], ids=["not-utf-8", "newline"])
+def test_backup_of_a_database_whose_name_is_not_utf8_or_holds_a_newline(tmp_path, name):
+    import os
+    import subprocess
+    import sys
+
+    db = tmp_path / os.fsdecode(name)
+    record(db, 2)
+    run = [sys.executable, "-m", "studytool", "--db", os.fsencode(db)]
+    env = {**os.environ, "STUDYTOOL_LANG": "en", "STUDYTOOL_NOW": NOW}
+    for command in (["backup"], ["backup", "list"], ["stats"], ["cards", "list"]):
+        result = subprocess.run(run + command, capture_output=True, env=env, timeout=120, stdin=subprocess.DEVNULL)
+        assert result.returncode == 0 and b"Traceback" not in result.stderr, (command, result.stderr)
+    [taken] = backup.backups(db)
+    assert taken.answers == 2 and taken.name.startswith(db.stem)
+    restored = subprocess.run(run + ["backup", "restore", "--force"], capture_output=True, env=env, timeout=120)
+    assert restored.returncode == 0, restored.stderr
+
+
+def test_a_newline_in_the_database_s_name_is_escaped_in_the_one_line_error(tmp_path):
+    db = tmp_path / "new\nline.db"
+    db.write_bytes(b"junk\n")
+    result = CliRunner().invoke(app, ["--db", str(db), "stats"], env=env_for(tmp_path))
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1 and f"{tmp_path}/new\\x0aline.db is damaged" in result.stderr
