@@ -35,7 +35,7 @@ from studytool.study.implicit import ImplicitCredit, implicit_credit
 from studytool.study.queue import (LEARN_AHEAD, SEED_RANGE, Showing, card_level, review_outlook, review_queue,
                                    study_days, study_rules)
 from studytool.study.scheduler import LEARNING, RELEARNING, Rules, Scheduler, rating_for
-from studytool.study.store import Answer, Schedule, Store
+from studytool.study.store import Answer, AnsweredSince, Schedule, Store
 from studytool.study.summary import Progress, Result, Summary
 
 Ask = Callable[[str], str]   # prompt -> one line; raises EOFError when input ends
@@ -295,9 +295,16 @@ class Session:
         if result is None:
             self.view.show_notice(_("Took back the skip of {card}.").format(card=showing.card.key))
         else:
-            for credit in reversed(self.credits.pop(result.review_id, [])):
-                self.store.undo(credit)
-            self.store.undo(result.review_id)
+            try:
+                with self.store.batch():   # the answer and its credits, or (answered since elsewhere) none of them
+                    for credit in reversed(self.credits.get(result.review_id, [])):
+                        self.store.undo(credit)
+                    self.store.undo(result.review_id)
+            except AnsweredSince as refused:
+                self.done.append((showing, result))
+                self.view.show_notice(str(refused))
+                return
+            self.credits.pop(result.review_id, None)
             if self.rules is not None:
                 from studytool.study import cards, settings
 

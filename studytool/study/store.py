@@ -47,6 +47,10 @@ def _storable(text: str) -> str:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+class AnsweredSince(StudytoolError):
+    """`Store.undo` of an answer whose card was answered again since, elsewhere: nothing was taken back."""
+
+
 class Store:
     """An open progress database. Use `open_store`; close with `close()` or `with`."""
 
@@ -211,13 +215,23 @@ class Store:
             return cursor.lastrowid
 
     def undo(self, review_id: int) -> None:
-        """Delete one log row and put the card's schedule back exactly as it was before it."""
+        """Delete one log row and put the card's schedule back exactly as it was before it.
+
+        Raises `AnsweredSince` (and changes nothing) when the card's schedule moved again after it (another
+        session answered it): putting back the schedule from before would erase that answer's.
+        """
+        moving = ("review", "implicit")   # the modes that move a schedule (implicit.py's credits)
         with self.transaction() as con:
             row = con.execute("SELECT card, mode, prior FROM reviews WHERE id = ?", (review_id,)).fetchone()
             if row is None:
                 return
+            if row["mode"] in moving and con.execute(
+                    "SELECT 1 FROM reviews WHERE card = ? AND id > ? AND mode IN (?, ?)",
+                    (row["card"], review_id, *moving)).fetchone():
+                raise AnsweredSince(_("Not taken back: {card} was answered in another session since, and its "
+                                      "schedule is that answer's now.").format(card=row["card"]))
             con.execute("DELETE FROM reviews WHERE id = ?", (review_id,))
-            if row["mode"] not in ("review", "implicit"):   # the modes that move a schedule (implicit.py's credits)
+            if row["mode"] not in moving:
                 return
             if row["prior"] is None:
                 con.execute("DELETE FROM cards WHERE key = ?", (row["card"],))

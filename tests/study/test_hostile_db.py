@@ -354,3 +354,56 @@ def test_a_newline_in_the_database_s_name_is_escaped_in_the_one_line_error(tmp_p
     result = CliRunner().invoke(app, ["--db", str(db), "stats"], env=env_for(tmp_path))
     assert result.exit_code == 1
     assert result.stderr.count("\n") == 1 and f"{tmp_path}/new\\x0aline.db is damaged" in result.stderr
+
+
+# --- 11. :undo after another session answered the same card ---------------------------------------------------
+
+def test_undo_after_another_session_answered_the_card_keeps_that_answer(tmp_path):
+    from datetime import timedelta
+
+    from study_fakes import Clock, Recorder, number
+
+    from studytool.study.days import Days
+    from studytool.study.queue import Showing
+    from studytool.study.scheduler import Rules, Scheduler
+    from studytool.study.session import Session
+    from studytool.study.store import Answer
+
+    db = tmp_path / "studytool.db"
+    rules = Rules(retention=0.9, fuzz=False, days=Days(4))
+    later = T0 + timedelta(minutes=5)
+
+    def session_b_answers() -> str:   # between A's answer and A's :undo, B answers the same card with Again
+        with open_store(db, backups=False) as b:
+            b.record(Answer(card="d/a", topic="t", mode="review", rating=1, correct=False, answer="0", seed=None,
+                            params={}, duration_ms=1, time=later),
+                     lambda prior: Scheduler(rules).answer(prior, 1, later, key="d/a", reps=b.reps("d/a")))
+            moved[:] = [b.schedule("d/a")]
+        return ":undo"
+
+    moved = []
+    lines = iter(["1", None, ":q"])   # None: B answers, then A types :undo
+    view = Recorder()
+    with open_store(db, backups=False) as a:
+        ask = (lambda prompt: session_b_answers() if (line := next(lines, ":q")) is None else line)
+        Session(a, [Showing(number("a", 1), None)], mode="review", ask=ask, view=view,
+                rules=lambda deck: rules, clock=Clock()).run()
+        assert a.schedule("d/a") == moved[0]   # B's schedule update stands
+        assert [tuple(row) for row in a.con.execute("SELECT mode, rating FROM reviews ORDER BY id")] == [
+            ("review", 3), ("review", 1)]   # both answers logged, neither taken back
+    assert ("notice", "Not taken back: d/a was answered in another session since, and its schedule is that "
+                      "answer's now.") in [event[:2] for event in view.events]
+
+
+def test_undo_of_an_answer_nobody_else_followed_still_takes_it_back(tmp_path):
+    from study_fakes import Clock, Recorder, Script, number
+
+    from studytool.study.days import Days
+    from studytool.study.queue import Showing
+    from studytool.study.scheduler import Rules
+    from studytool.study.session import Session
+
+    with open_store(tmp_path / "studytool.db", backups=False) as a:
+        Session(a, [Showing(number("a", 1), None)], mode="review", ask=Script(["1", ":undo", ":q"]), view=Recorder(),
+                rules=lambda deck: Rules(retention=0.9, fuzz=False, days=Days(4)), clock=Clock()).run()
+        assert a.answers_total() == 0 and a.schedule("d/a") is None
