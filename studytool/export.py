@@ -349,9 +349,10 @@ def _write_package(package, path: Path) -> None:
     The timestamp is the current time on purpose: Anki only updates an existing
     note from an import that is newer than it.
     """
+    tmp = tempfile.gettempdir()
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            collection = Path(tmp) / "collection.anki2"
+        with tempfile.TemporaryDirectory(dir=tmp) as folder:
+            collection = Path(folder) / "collection.anki2"
             timestamp = now().timestamp()
             conn = sqlite3.connect(collection)
             # Note and card ids as genanki makes them: consecutive from the time in milliseconds.
@@ -367,6 +368,9 @@ def _write_package(package, path: Path) -> None:
             _write_file(path, write)
     except OSError as error:   # the temporary collection
         raise StudytoolError(_("cannot write {path}: {reason}").format(path=path, reason=error.strerror or error)) from None
+    except sqlite3.Error as error:   # SQLite building the collection (a full disk): not the progress database
+        raise StudytoolError(_("cannot write {path}: the Anki collection built for it in {folder} failed ({reason})")
+                             .format(path=path, folder=tmp, reason=error)) from None
 
 
 MAX_COLLECTION_BYTES = 512 * 1024 * 1024   # what is read of a zip entry to see if it is ours

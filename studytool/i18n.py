@@ -602,6 +602,7 @@ ZH: dict[str, str] = {
     "cannot restore {db}: {reason}": "无法恢复 {db}：{reason}",
     "the progress database holds {value} where {what} belongs; see 'studytool backup list' to restore a backup": "学习进度数据库中本应是{what}的地方是 {value}；可用 'studytool backup list' 查看并恢复备份",
     "it holds {value} where {what} belongs": "本应是{what}的地方是 {value}",
+    "cannot write {path}: the Anki collection built for it in {folder} failed ({reason})": "无法写入 {path}：在 {folder} 中为它构建的 Anki 集合失败（{reason}）",
     "Not taken back: {card} was answered in another session since, and its schedule is that answer's now.": "未撤销：{card} 之后已在另一个会话中作答，它的排程现在以那次作答为准。",
     "{path}: the name {name} is {length} bytes long, over the {limit} a file system allows": "{path}：其中的名字 {name} 长 {length} 字节，超过文件系统允许的 {limit} 字节",
     "a time": "时间",

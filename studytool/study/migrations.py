@@ -106,13 +106,24 @@ def read_only_uri(path: Path) -> str:
 
     A read-only connection to a WAL database creates -wal and -shm files and
     leaves them (and cannot open at all in a folder it may not write). With no
-    -wal or -journal beside the file no session has it open and every committed
+    -wal (nor, in rollback mode, -journal) beside the file no session has it open and every committed
     page is in it, so it is opened immutable: no journal, no lock files. Otherwise
     a read-only connection is needed to see those pages, and its files are there already.
     """
     uri = f"{file_uri(path)}?mode=ro"
-    busy = any(os.path.lexists(f"{path}{suffix}") for suffix in ("-wal", "-journal"))
+    busy = os.path.lexists(f"{path}-wal") or (os.path.lexists(f"{path}-journal") and not _in_wal_mode(path))
     return uri if busy else uri + "&immutable=1"
+
+
+def _in_wal_mode(path: Path) -> bool:
+    """Whether the file's header says WAL: then no -journal beside it is its own (SQLite makes none in WAL mode),
+    and a stale one must not make a read-only connection try to roll it back ("attempt to write a readonly
+    database")."""
+    try:
+        with open(path, "rb") as file:
+            return file.read(20)[18:20] == b"\x02\x02"
+    except OSError:
+        return False
 
 
 def _normal(kind: str, sql: str | None) -> str | None:

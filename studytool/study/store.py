@@ -389,6 +389,8 @@ def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Stor
         return _empty_store(path)
     if not create and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
         return _read_only_store(path, version)
+    if create and path.exists() and not _writable(path):   # SQLite would open it read-only and fail at the first write
+        raise cannot_write(path, "read-only")
     guard = None
     if version:   # stats reads: no check unless it must upgrade the schema, which writes
         from studytool.study.guard import Guard

@@ -407,3 +407,44 @@ def test_undo_of_an_answer_nobody_else_followed_still_takes_it_back(tmp_path):
         Session(a, [Showing(number("a", 1), None)], mode="review", ask=Script(["1", ":undo", ":q"]), view=Recorder(),
                 rules=lambda deck: Rules(retention=0.9, fuzz=False, days=Days(4)), clock=Clock()).run()
         assert a.answers_total() == 0 and a.schedule("d/a") is None
+
+
+# --- 12. errors that name their real cause --------------------------------------------------------------------
+
+def test_an_export_failing_on_a_full_disk_names_the_output_not_the_progress_database(tmp_path, monkeypatch):
+    import studytool.export as export
+
+    connect = sqlite3.connect
+
+    def on_a_full_disk(*args, **kwargs):   # SQLite's own SQLITE_FULL ("database or disk is full") after 2 pages
+        con = connect(*args, **kwargs)
+        con.execute("PRAGMA max_page_count = 2")
+        return con
+
+    monkeypatch.setattr(export.sqlite3, "connect", on_a_full_disk)
+    out = tmp_path / "out.apkg"
+    result = CliRunner().invoke(app, ["export", "anki", str(out)], env=env_for(tmp_path / "home"))
+    assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stderr.startswith(f"studytool: cannot write {out}: the Anki collection built for it in ")
+    assert result.stderr.endswith("failed (database or disk is full)\n") and "progress" not in result.stderr
+    assert not out.exists()
+
+
+def test_a_stale_journal_beside_the_database_is_neither_readonly_nor_damage(tmp_path, home_with_backup):
+    home, db, good = home_with_backup
+    (db.parent / "studytool.db-journal").write_bytes(b"junk")   # a WAL database never has one of its own
+    for command in (["stats"], ["cards", "list"], ["backup"], ["backup", "list"]):
+        result = CliRunner().invoke(app, command, env=env_for(home))
+        assert result.exit_code == 0, (command, result.output)
+    assert answers_now(db) == 4 and len(backup.backups(db)) == 2
+
+
+def test_a_database_that_may_not_be_written_fails_before_the_first_card(tmp_path, home_with_backup):
+    from test_backup import unwritable
+
+    home, db, good = home_with_backup
+    with unwritable(db):
+        result = review_once(tmp_path, home)
+    assert result.exit_code == 1 and "[1/" not in result.output and "3 + 4" not in result.output
+    assert result.stderr == (f"studytool: {db}: the database or its folder is read-only, so nothing can be written; "
+                             "'studytool stats', 'cards list' and 'backup list' still read it\n")
