@@ -676,4 +676,7 @@ ZH: dict[str, str] = {
     "target (shifted right) + positional encoding": "目标序列（右移）+ 位置编码",
     "target (shifted right) embedding": "目标序列（右移）词嵌入",
     "target (shifted right) token ids": "目标序列（右移）词元编号",
+    # issue 20, hostile input
+    "STUDYTOOL_NOW names no real date and time (a day, hour, minute or offset out of its range); got {value!r}":
+        "STUDYTOOL_NOW 不是真实存在的日期时间（日、时、分或时区偏移超出范围）；收到的是 {value!r}",
 }
