@@ -5,7 +5,8 @@
 - stdout on a full disk (`studytool stats > /dev/full`, even `--help`): `studytool: cannot write the output: ...`, exit 1;
 - a reader that went away (`studytool decks list | head -1`): exit quietly;
 - a `StudytoolWarning` (a skipped deck file): `studytool: warning: ...`, each once;
-- a damaged database found mid-command (sqlite3.Error): one line naming it, exit 1.
+- a damaged database found mid-command (sqlite3.Error): one line naming it, exit 1;
+- a terminal size in the environment rich or typer would trust blindly (`COLUMNS=400000000`, `COLUMNS=²`): bounded.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ ASCII = {
     "┴": "+", "┼": "+", "╭": "+", "╮": "+", "╰": "+", "╯": "+", "┏": "+", "┓": "+", "┗": "+", "┛": "+",
     "┡": "+", "┩": "+", "╇": "+", "▁": "_", "█": "#", "░": ".", "▒": ":", "▓": "#", "ⁱ": "^i", "²": "^2",
 }
+# rich pads every line to COLUMNS cells (a line of 400 million spaces), typer's help to TERMINAL_WIDTH; no terminal
+# is wider than this. LINES sets the height the same way.
+MAX_COLUMNS = 1000
+SIZE_VARIABLES = ("COLUMNS", "LINES", "TERMINAL_WIDTH")
 OUTPUT_ERRORS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 
 
@@ -54,6 +59,18 @@ codecs.register_error("studytool-ascii", _fallback)
 def visible(text: str) -> str:
     """User input as it may be echoed: control characters (ESC, BEL, C1 ...) as escapes like `\\x1b`, never raw."""
     return printable(text)
+
+
+def bound_terminal_size() -> None:
+    """A terminal size set in the environment, within 1..`MAX_COLUMNS`: a larger one is that bound; one rich or typer
+    could not read as a number (`0`, `²`, `abc`, 5,000 digits) is dropped, so the terminal's own size is used."""
+    for name in SIZE_VARIABLES:
+        value = os.environ.get(name, "").strip()
+        number = value.lstrip("0")
+        if name in os.environ and not (value.isascii() and value.isdigit() and number):
+            del os.environ[name]
+        elif len(number) > 4 or (number and int(number) > MAX_COLUMNS):
+            os.environ[name] = str(MAX_COLUMNS)
 
 
 def prepare_streams() -> None:
@@ -86,6 +103,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 def run(app) -> None:
     """Run the typer app with the safety net; exits with the command's code."""
+    bound_terminal_size()
     prepare_streams()
     try:
         try:
