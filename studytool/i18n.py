@@ -679,4 +679,9 @@ ZH: dict[str, str] = {
     # issue 20, hostile input
     "STUDYTOOL_NOW names no real date and time (a day, hour, minute or offset out of its range); got {value!r}":
         "STUDYTOOL_NOW 不是真实存在的日期时间（日、时、分或时区偏移超出范围）；收到的是 {value!r}",
+    "cannot read the input: {reason}; the answers given so far are saved": "无法读取输入：{reason}；已作答的答案均已保存",
+    "an input line is longer than {limit} characters: input refused; the answers given so far are saved":
+        "有一行输入超过 {limit} 个字符：拒绝读取；已作答的答案均已保存",
+    "the input has more than {limit} lines: input refused; the answers given so far are saved":
+        "输入超过 {limit} 行：拒绝读取；已作答的答案均已保存",
 }

@@ -5,6 +5,7 @@
 - stdout on a full disk (`studytool stats > /dev/full`, even `--help`): `studytool: cannot write the output: ...`, exit 1;
 - a reader that went away (`studytool decks list | head -1`): exit quietly;
 - a `StudytoolWarning` (a skipped deck file): `studytool: warning: ...`, each once;
+- stdout or stderr open the wrong way (`stats 1</etc/hostname`): as a full disk; with stderr unusable too, exit 1 quietly;
 - a damaged database found mid-command (sqlite3.Error): one line naming it, exit 1;
 - a terminal size in the environment rich or typer would trust blindly (`COLUMNS=400000000`, `COLUMNS=²`): bounded.
 """
@@ -36,7 +37,9 @@ ASCII = {
 # is wider than this. LINES sets the height the same way.
 MAX_COLUMNS = 1000
 SIZE_VARIABLES = ("COLUMNS", "LINES", "TERMINAL_WIDTH")
-OUTPUT_ERRORS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EROFS}
+# EBADF: stdout (or stderr) closed, or open for reading only (`stats 1</etc/hostname`); a stdin that cannot be read
+# is said where answers are read (cli/render/study.py).
+OUTPUT_ERRORS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EBADF}
 
 
 def _fallback(error: UnicodeError) -> tuple[str, int]:
@@ -128,21 +131,26 @@ def run(app) -> None:
 
 def _fail(message: str, output_lost: bool = False) -> None:
     if output_lost:
-        _drop_stdout()
-    sys.stderr.write(f"studytool: {printable(message)}\n")   # a message may quote what was typed
+        _drop(sys.stdout)
+    try:
+        sys.stderr.write(f"studytool: {printable(message)}\n")   # a message may quote what was typed
+        sys.stderr.flush()
+    except OSError:   # stderr is unusable as well: nothing can be said, the exit code still says it
+        _drop(sys.stderr)
     sys.exit(1)
 
 
 def _quiet() -> None:
-    _drop_stdout()
+    _drop(sys.stdout)
     sys.exit(1)
 
 
-def _drop_stdout() -> None:
-    """What is left in stdout's buffer would fail again at exit ("Exception ignored ..."): send it nowhere."""
+def _drop(stream) -> None:
+    """What is left in a stream's buffer would fail again at exit ("Exception ignored ...", exit 120): send it
+    nowhere."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stream.fileno())
     except (OSError, ValueError, AttributeError):
         pass
     finally:

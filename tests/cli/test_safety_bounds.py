@@ -58,3 +58,113 @@ def test_a_width_within_the_bound_is_kept(tmp_path):
     result = studytool(tmp_path, "explain", "layernorm", env={"COLUMNS": "300"})
     assert result.returncode == 0
     assert max(len(line) for line in result.stdout.decode().splitlines()) == 300   # the panel spans the width
+
+
+# --- item 3: typed input is bounded per line and per session ----------------------------------------------------
+
+NUMBERS = """\
+deck: numbers
+title: Numbers
+cards:
+  - id: one
+    kind: number
+    topic: layernorm
+    q: 1 + 1？
+    answer: 2
+  - id: two
+    kind: number
+    topic: layernorm
+    q: 2 + 2？
+    answer: 4
+"""
+
+
+@pytest.fixture
+def home(tmp_path):
+    home = tmp_path / "home"
+    (home / "decks").mkdir(parents=True)
+    (home / "decks" / "numbers.yaml").write_text(NUMBERS, encoding="utf-8")
+    return home
+
+
+def answers_logged(home) -> int:
+    import sqlite3
+
+    with sqlite3.connect(home / "studytool.db") as db:
+        return db.execute("SELECT count(*) FROM reviews").fetchone()[0]
+
+
+QUIZ = ["quiz", "--deck", "numbers", "--count", "2", "--seed", "1"]
+
+
+def test_an_endless_line_is_refused_in_one_line_and_the_answers_before_it_kept(home):
+    result = studytool(home, *QUIZ, input=b"2\n" + b"\0" * 50_000_000, preexec_fn=limit_memory)
+    assert result.returncode == 1
+    assert no_traceback(result.stderr) == ("studytool: an input line is longer than 10,000 characters: input refused; "
+                                           "the answers given so far are saved\n")
+    assert answers_logged(home) == 1
+
+
+def test_dev_zero_as_input_stops_at_the_first_line(home):
+    with open("/dev/zero", "rb") as zero:
+        result = studytool(home, *QUIZ, stdin=zero, preexec_fn=limit_memory, timeout=30)
+    assert result.returncode == 1
+    assert no_traceback(result.stderr).startswith("studytool: an input line is longer than 10,000 characters")
+
+
+def test_a_line_at_the_bound_is_an_answer(home):
+    result = studytool(home, *QUIZ, input=b"2" + b" " * 9_999 + b"\n4\n")
+    assert result.returncode == 0, result.stderr
+    assert answers_logged(home) == 2
+
+
+def test_endless_lines_of_format_errors_end_the_session_in_one_line(home):
+    result = studytool(home, *QUIZ, input=b"2\n" + b"?\n" * 25_000, timeout=120)
+    assert result.returncode == 1
+    assert no_traceback(result.stderr) == ("studytool: the input has more than 20,000 lines: input refused; the "
+                                           "answers given so far are saved\n")
+    assert answers_logged(home) == 1
+
+
+# --- item 9: a standard stream closed or open the wrong way -----------------------------------------------------
+
+def open_as(fd: int, path: str, flags: int):
+    """A child's standard stream `fd` as the shell's `0>file`, `1<file` or `1>&-` (flags None) leaves it."""
+    def prepare():
+        os.close(fd)
+        if flags is not None:
+            assert os.open(path, flags) == fd
+            os.set_inheritable(fd, True)   # Python opens files close-on-exec; a shell's redirection is not
+    return prepare
+
+
+def test_quiz_with_stdin_open_for_writing_is_one_line(home, tmp_path):
+    result = studytool(home, *QUIZ, stdin=None, preexec_fn=open_as(0, str(tmp_path / "file"), os.O_WRONLY | os.O_CREAT))
+    assert result.returncode == 1
+    assert no_traceback(result.stderr) == ("studytool: cannot read the input: Bad file descriptor; the answers given "
+                                           "so far are saved\n")
+
+
+@pytest.mark.parametrize("args", [["stats"], ["decks", "list"], ["explain", "layernorm"], QUIZ],
+                         ids=lambda args: args[0])
+def test_stdout_open_for_reading_is_one_line(home, args):
+    result = studytool(home, *args, stdout=None, input=b"", preexec_fn=open_as(1, "/etc/hostname", os.O_RDONLY))
+    assert result.returncode == 1
+    assert no_traceback(result.stderr) == "studytool: cannot write the output: Bad file descriptor\n"
+
+
+@pytest.mark.parametrize("args", [["stats"], ["explain", "no-such-topic"], QUIZ], ids=lambda args: args[0])
+@pytest.mark.parametrize("stderr", [os.O_RDONLY, None], ids=["stderr-read-only", "stderr-closed"])
+def test_nothing_to_print_on_is_quiet_and_keeps_the_exit_code(home, args, stderr):
+    """stdout and stderr both unusable: no message can be seen, and none may crash; the exit code still says it."""
+    def prepare():
+        open_as(1, "/etc/hostname", os.O_RDONLY)()
+        open_as(2, "/etc/hostname", stderr)()
+    result = studytool(home, *args, stdout=None, stderr=None, input=b"", preexec_fn=prepare)
+    assert result.returncode == 1
+
+
+@pytest.mark.parametrize("args", [["stats"], ["explain", "no-such-topic"]], ids=lambda args: args[0])
+def test_stderr_open_for_reading_leaves_the_command_alone(home, args):
+    result = studytool(home, *args, stderr=None, preexec_fn=open_as(2, "/etc/hostname", os.O_RDONLY))
+    assert result.returncode == (0 if args == ["stats"] else 1)
