@@ -6,6 +6,7 @@
 - a reader that went away (`studytool decks list | head -1`): exit quietly;
 - a `StudytoolWarning` (a skipped deck file): `studytool: warning: ...`, each once;
 - stdout or stderr open the wrong way (`stats 1</etc/hostname`): as a full disk; with stderr unusable too, exit 1 quietly;
+- Ctrl-C before a command runs (while the app is built): exit 130 quietly, as during one;
 - a damaged database found mid-command (sqlite3.Error): one line naming it, exit 1;
 - a terminal size in the environment rich or typer would trust blindly (`COLUMNS=400000000`, `COLUMNS=²`): bounded.
 """
@@ -106,13 +107,15 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 def run(app) -> None:
     """Run the typer app with the safety net; exits with the command's code."""
-    bound_terminal_size()
-    prepare_streams()
     try:
+        bound_terminal_size()
+        prepare_streams()
         try:
             app()
         finally:
             sys.stdout.flush()   # a full disk shows here at the latest, while it can still be said
+    except KeyboardInterrupt:   # typer ends a running command with 130 itself; this is before it runs
+        sys.exit(130)
     except StudytoolError as error:   # raised while parsing, before any command runs
         _fail(str(error))
     except BrokenPipeError:

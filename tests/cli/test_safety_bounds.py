@@ -168,3 +168,35 @@ def test_nothing_to_print_on_is_quiet_and_keeps_the_exit_code(home, args, stderr
 def test_stderr_open_for_reading_leaves_the_command_alone(home, args):
     result = studytool(home, *args, stderr=None, preexec_fn=open_as(2, "/etc/hostname", os.O_RDONLY))
     assert result.returncode == (0 if args == ["stats"] else 1)
+
+
+# --- item 13: Ctrl-C while starting up ----------------------------------------------------------------------------
+
+# The child runs `python -m studytool` as runpy does, with a Ctrl-C arriving at a chosen moment of start-up: while a
+# module is imported, or while the streams are prepared (a real SIGINT lands at a moment no test can choose).
+INTERRUPTED = """\
+import runpy, sys
+where = sys.argv.pop(1)
+
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == where:
+            raise KeyboardInterrupt
+
+def interrupted():
+    raise KeyboardInterrupt
+
+if where == "prepare_streams":
+    import studytool.cli.safety
+    studytool.cli.safety.prepare_streams = interrupted
+sys.meta_path.insert(0, Interrupt())
+runpy.run_module("studytool", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("where", ["click", "rich.console", "typer", "studytool.cli.app", "studytool.cli.style",
+                                   "prepare_streams"])
+def test_ctrl_c_while_starting_up_exits_130_quietly(home, where):
+    result = subprocess.run([sys.executable, "-c", INTERRUPTED, where, *QUIZ], env=environment(home),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    assert (result.returncode, result.stderr) == (130, b"")
