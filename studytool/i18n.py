@@ -684,4 +684,9 @@ ZH: dict[str, str] = {
         "有一行输入超过 {limit} 个字符：拒绝读取；已作答的答案均已保存",
     "the input has more than {limit} lines: input refused; the answers given so far are saved":
         "输入超过 {limit} 行：拒绝读取；已作答的答案均已保存",
+    "character U+{code} is not allowed in deck text: it hides or splits what is shown (tag characters, line and "
+    "paragraph separators, interlinear annotations)":
+        "卡组文本中不允许字符 U+{code}：它会隐藏或拆分显示的内容（标签字符、行分隔符与段分隔符、行间注释符）",
+    "more than {most} combining marks in a row are not allowed in deck text: they pile up over one character and hide "
+    "the lines around it": "卡组文本中不允许连续超过 {most} 个组合附加符号：它们叠在一个字符上，会遮住上下几行",
 }

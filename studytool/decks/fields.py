@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import yaml
@@ -39,6 +40,13 @@ _construct = yaml.constructor.SafeConstructor()
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 # And the characters that reorder or hide text on screen (a title "Big \u202eevil" shows as "Big live").
 _REORDERING = re.compile(f"[{REORDERING}]")
+# Characters that hide text or split its lines where the screen does not: the tag characters (U+E0000 block,
+# invisible copies of ASCII), the line and paragraph separators U+2028/2029, the interlinear annotation marks
+# U+FFF9-FFFB and the Mongolian vowel separator U+180E (a format character since Unicode 6.3).
+_HIDING = re.compile("[\U000e0000-\U000e007f\u2028\u2029\ufff9-\ufffb\u180e]")
+# Combining marks stack on the character before them: a run of them paints over the lines around it. Unicode's
+# stream-safe text format (UAX #15) holds 30 in a row enough for any text.
+MAX_COMBINING_RUN = 30
 MAX_NUMBER_CHARS = 100   # checked before conversion: int() refuses 4,300 digits, float() of 400 overflows
 # A number as YAML 1.2 (and JSON, and the schema's editors) reads it, with an exponent: 1e-6, 1.0e308, 2E+3.
 # PyYAML's YAML 1.1 wants a dot and a signed exponent, so it reads these as text; in a number field they are numbers.
@@ -72,6 +80,39 @@ def _no_control(node: ScalarNode) -> None:
     if found:
         raise Bad(_("invisible character U+{code} is not allowed in deck text: it reorders or hides what is shown "
                     "(bidirectional controls, zero-width spaces)").format(code=f"{ord(found.group()):04X}"), node)
+    found = _HIDING.search(node.value)
+    if found:
+        raise Bad(_("character U+{code} is not allowed in deck text: it hides or splits what is shown (tag "
+                    "characters, line and paragraph separators, interlinear annotations)").format(
+                        code=f"{ord(found.group()):04X}"), node)
+    if _combining_run(node.value):
+        raise Bad(_("more than {most} combining marks in a row are not allowed in deck text: they pile up over "
+                    "one character and hide the lines around it").format(most=MAX_COMBINING_RUN), node)
+
+
+def _combining_run(text: str) -> bool:
+    """Has `text` more than `MAX_COMBINING_RUN` combining marks (Mn, Me) in a row?"""
+    return not text.isascii() and _combining_marks(max(text) > "\uffff").search(text) is not None
+
+
+@cache
+def _combining_marks(astral: bool) -> re.Pattern[str]:
+    """A run of too many combining marks as a regex, built from unicodedata on first use (not at import): of the
+    Basic Multilingual Plane only (re keeps one plane as a bitmap: fast), or with the planes beyond it that hold
+    marks too (1, the supplementary multilingual; 14, its variation selectors)."""
+    import unicodedata
+
+    planes = [range(0x300, 0x10000)] + ([range(0x10000, 0x20000), range(0xE0000, 0xF0000)] if astral else [])
+    ranges: list[list[int]] = []
+    for plane in planes:
+        for code in plane:
+            if unicodedata.category(chr(code)) in ("Mn", "Me"):
+                if ranges and ranges[-1][1] == code - 1:
+                    ranges[-1][1] = code
+                else:
+                    ranges.append([code, code])
+    marks = "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in ranges)
+    return re.compile(f"[{marks}]{{{MAX_COMBINING_RUN + 1}}}")
 
 
 def got(node: Node) -> str:
