@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from studytool.decks import MAX_ID
 from studytool.decks.kinds import FLOAT_TOLERANCE, KINDS, MIN_TOLERANCE, TAGS
 from studytool.files import REORDERING
 from studytool.i18n import _
@@ -141,6 +142,8 @@ def text(node: Node) -> str:
 
 def ident(node: Node) -> str:
     value = _scalar(node, ID_TAGS, _("an id")).value
+    if len(value) > MAX_ID:   # before the message below quotes it
+        raise Bad(_("an id has at most {most} characters, not {n}").format(most=MAX_ID, n=f"{len(value):,}"), node)
     if not ID.match(value):
         raise Bad(_("{value!r} is not a valid id (lowercase letters, digits and hyphens, e.g. ln-direction)").format(
             value=value), node)
@@ -357,7 +360,7 @@ FIELD_TYPES: dict[str, FieldType] = {
 
 # The shared definitions the field types refer to.
 DEFINITIONS: dict[str, Callable[[], dict[str, Any]]] = {
-    "id": lambda: {"type": "string", "pattern": "^" + ID.pattern.removesuffix(r"\Z") + "$"},
+    "id": lambda: {"type": "string", "pattern": "^" + ID.pattern.removesuffix(r"\Z") + "$", "maxLength": MAX_ID},
     "text": lambda: {"type": "string", "pattern": r"\S"},
     "former": lambda: _list_of({"$ref": "#/$defs/id"}, 1, unique=True),
     "letter": lambda: {"enum": list(LETTERS)},

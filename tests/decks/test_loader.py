@@ -585,3 +585,19 @@ def test_a_hundred_thousand_combining_marks_are_refused(tmp_path):
         "card one: q: more than 30 combining marks in a row are not allowed in deck text: they pile up over one "
         "character and hide the lines around it"]
     assert problems[0].startswith(f"{deck}:7:8: ")
+
+
+def test_ids_of_unbounded_length_in_a_deck_are_refused_without_quoting_them(tmp_path):
+    """Issue 20: a 100,000-digit deck id and a 1,000,000-character card id were loaded and quoted back whole."""
+    deck = tmp_path / "long.yaml"
+    deck.write_text(f"deck: {'9' * 100_000}\ntitle: Long\ncards:\n  - id: {'a' * 1_000_000}\n    kind: recall\n"
+                    "    topic: layernorm\n    q: x\n    a: y\n", encoding="utf-8")
+    assert check([deck]) == [f"{deck}:1:7: deck: an id has at most 100 characters, not 100,000",
+                             f"{deck}:4:9: card #1: id: an id has at most 100 characters, not 1,000,000"]
+
+
+def test_an_id_of_a_hundred_characters_is_an_id(tmp_path):
+    deck = tmp_path / "edge.yaml"
+    deck.write_text(f"deck: {'d' * 100}\ntitle: Edge\ncards:\n  - id: {'c' * 100}\n    kind: recall\n"
+                    "    topic: layernorm\n    q: x\n    a: y\n", encoding="utf-8")
+    assert check([deck]) == []

@@ -5,7 +5,7 @@ from typing import Optional
 
 import typer
 
-from studytool.cli.options import Json
+from studytool.cli.options import Json, ids_within_bound
 from studytool.cli.style import Group
 from studytool.i18n import _
 
@@ -29,7 +29,8 @@ def decks_list(ctx: typer.Context, json_: Json = False) -> None:
 @app.command("show")
 def decks_show(
     ctx: typer.Context,
-    deck_id: str = typer.Argument(..., metavar="DECK", help="A deck id (see 'studytool decks list')."),
+    deck_id: str = typer.Argument(..., metavar="DECK", callback=ids_within_bound,
+                                  help="A deck id (see 'studytool decks list')."),
     json_: bool = typer.Option(False, "--json", help="One JSON document with every field of every card."),
 ) -> None:
     """The cards of one deck: id, kind, topic, tags and the question."""
@@ -47,7 +48,8 @@ def decks_show(
 @app.command("audit")
 def decks_audit(
     ctx: typer.Context,
-    deck: Optional[str] = typer.Argument(None, metavar="DECK", help="A deck id (default: every installed deck)."),
+    deck: Optional[str] = typer.Argument(None, metavar="DECK", callback=ids_within_bound,
+                                         help="A deck id (default: every installed deck)."),
     json_: Json = False,
 ) -> None:
     """Does a right answer mean the learner knew it? Check the cards; exit 1 if a check fails.
