@@ -45,6 +45,7 @@ _REORDERING = re.compile(f"[{REORDERING}]")
 # invisible copies of ASCII), the line and paragraph separators U+2028/2029, the interlinear annotation marks
 # U+FFF9-FFFB and the Mongolian vowel separator U+180E (a format character since Unicode 6.3).
 _HIDING = re.compile("[\U000e0000-\U000e007f\u2028\u2029\ufff9-\ufffb\u180e]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 # Combining marks stack on the character before them: a run of them paints over the lines around it. Unicode's
 # stream-safe text format (UAX #15) holds 30 in a row enough for any text.
 MAX_COMBINING_RUN = 30
@@ -73,6 +74,8 @@ def tag_check(node: Node) -> None:
 
 
 def _no_control(node: ScalarNode) -> None:
+    if _suspect().search(node.value) is None:   # what nearly every scalar gets: one search
+        return
     found = _CONTROL.search(node.value)
     if found:
         raise Bad(_("control character U+{code} is not allowed in deck text (only newline and tab are)").format(
@@ -86,24 +89,32 @@ def _no_control(node: ScalarNode) -> None:
         raise Bad(_("character U+{code} is not allowed in deck text: it hides or splits what is shown (tag "
                     "characters, line and paragraph separators, interlinear annotations)").format(
                         code=f"{ord(found.group()):04X}"), node)
-    if _combining_run(node.value):
+    if _combining_run(every_plane=_ASTRAL.search(node.value) is not None).search(node.value):
         raise Bad(_("more than {most} combining marks in a row are not allowed in deck text: they pile up over "
                     "one character and hide the lines around it").format(most=MAX_COMBINING_RUN), node)
 
 
-def _combining_run(text: str) -> bool:
-    """Has `text` more than `MAX_COMBINING_RUN` combining marks (Mn, Me) in a row?"""
-    return not text.isascii() and _combining_marks(max(text) > "\uffff").search(text) is not None
+@cache
+def _suspect() -> re.Pattern[str]:
+    """Any character `_no_control` looks at more closely: those the three classes above refuse, a combining mark of
+    the Basic Multilingual Plane, or any character beyond it."""
+    classes = (_CONTROL, _REORDERING, _HIDING)
+    return re.compile("[" + "".join(c.pattern[1:-1] for c in classes) + _marks(every_plane=False) + "\U00010000-\U0010ffff]")
 
 
 @cache
-def _combining_marks(astral: bool) -> re.Pattern[str]:
-    """A run of too many combining marks as a regex, built from unicodedata on first use (not at import): of the
-    Basic Multilingual Plane only (re keeps one plane as a bitmap: fast), or with the planes beyond it that hold
-    marks too (1, the supplementary multilingual; 14, its variation selectors)."""
+def _combining_run(every_plane: bool) -> re.Pattern[str]:
+    """More than `MAX_COMBINING_RUN` combining marks in a row."""
+    return re.compile(f"[{_marks(every_plane)}]{{{MAX_COMBINING_RUN + 1}}}")
+
+
+def _marks(every_plane: bool) -> str:
+    """The combining marks (Mn, Me) as the inside of a regex class, built from unicodedata when first needed (about
+    30 ms, not at import): of the Basic Multilingual Plane only (re keeps a class of one plane as a bitmap: fast), or
+    with the planes beyond it that hold marks too (1, the supplementary multilingual; 14, its variation selectors)."""
     import unicodedata
 
-    planes = [range(0x300, 0x10000)] + ([range(0x10000, 0x20000), range(0xE0000, 0xF0000)] if astral else [])
+    planes = [range(0x300, 0x10000)] + ([range(0x10000, 0x20000), range(0xE0000, 0xF0000)] if every_plane else [])
     ranges: list[list[int]] = []
     for plane in planes:
         for code in plane:
@@ -112,8 +123,7 @@ def _combining_marks(astral: bool) -> re.Pattern[str]:
                     ranges[-1][1] = code
                 else:
                     ranges.append([code, code])
-    marks = "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in ranges)
-    return re.compile(f"[{marks}]{{{MAX_COMBINING_RUN + 1}}}")
+    return "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in ranges)
 
 
 def got(node: Node) -> str:
