@@ -690,4 +690,5 @@ ZH: dict[str, str] = {
     "more than {most} combining marks in a row are not allowed in deck text: they pile up over one character and hide "
     "the lines around it": "卡组文本中不允许连续超过 {most} 个组合附加符号：它们叠在一个字符上，会遮住上下几行",
     "an id has at most {most} characters, not {n}": "编号最多 {most} 个字符，这里有 {n} 个",
+    "Auditing": "正在审查",
 }

@@ -58,8 +58,10 @@ def decks_audit(
 
     From your review log: item statistics per card (share right, median time, hinted answers).
     """
+    from rich.progress import Progress
+
     from studytool.cli.render.audit import audit_json, render_audit
-    from studytool.cli.render.common import console, print_json
+    from studytool.cli.render.common import console, err_console, print_json
     from studytool.decks.audit import audit
     from studytool.decks.loader import get_deck, load_decks
     from studytool.study.store import open_store
@@ -67,7 +69,10 @@ def decks_audit(
     decks = [get_deck(ctx.obj, deck)] if deck else load_decks(ctx.obj)
     with open_store(ctx.obj.db_path, create=False) as store:   # only reads: creates no database
         log = store.answers_log()
-    result = audit(decks, log)
+    # Each card is posed 100 times: a bar for someone watching a terminal; a pipe or --json gets the result only.
+    with Progress(console=err_console(), transient=True, disable=json_ or not err_console().is_terminal) as bar:
+        task = bar.add_task(_("Auditing"), total=None)
+        result = audit(decks, log, progress=lambda done, total: bar.update(task, completed=done, total=total))
     if json_:
         print_json(audit_json(result))
     else:
