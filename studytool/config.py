@@ -92,15 +92,23 @@ def now() -> datetime:
     text = os.environ.get("STUDYTOOL_NOW", "").strip()
     if not text:
         return datetime.now().astimezone()
+    impossible = False
     try:
         moment = datetime.fromisoformat(text)
-    except ValueError:
+    except ValueError as error:
         moment = None
+        # The shape was ISO 8601 but a field is out of its range (Feb 30, hour 25, offset +25:00): datetime's
+        # constructor says so; the parser's own refusal of the shape starts "Invalid isoformat string".
+        impossible = not str(error).startswith("Invalid isoformat string")
     if moment is not None and moment.tzinfo is not None and CLOCK_YEARS[0] <= moment.year <= CLOCK_YEARS[1]:
         return moment
     from studytool.errors import StudytoolError
     from studytool.i18n import _
 
+    if impossible:
+        raise StudytoolError(_(
+            "STUDYTOOL_NOW names no real date and time (a day, hour, minute or offset out of its range); got {value!r}"
+        ).format(value=text))
     if moment is None or moment.tzinfo is None:
         raise StudytoolError(_(
             "STUDYTOOL_NOW must be an ISO 8601 time with an offset, like 2026-03-02T08:00:00+00:00; got {value!r}"

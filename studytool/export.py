@@ -47,6 +47,7 @@ MAX_VARIANTS = 100   # per generated card: a K of 10^11 would pose forever
 class Exported:
     decks: int
     notes: int  # notes (Anki) or rows (CSV)
+    path: Path | None = None   # the file written; None for stdout
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,13 @@ def select_decks(decks: Sequence[Deck], deck_ids: Iterable[str] = ()) -> list[De
         names = ", ".join(sorted(known))
         raise StudytoolError(_("unknown deck {deck!r}; decks: {decks}").format(deck=unknown[0], decks=names))
     return [deck for deck in decks if not wanted or deck.deck in wanted]
+
+
+def in_folder(named: str | os.PathLike, default_name: str) -> Path:
+    """OUT as named: one ending in a path separator (`exports/`) is a folder, and the file goes in it as
+    `default_name`, as `cp` puts a file in a folder (a `Path` would drop the separator and write a file `exports`)."""
+    text = os.fspath(named)
+    return Path(text, default_name) if text.endswith(("/", os.sep)) else Path(text)
 
 
 def check_folder(path: Path) -> None:
@@ -179,6 +187,7 @@ def write_csv(
     selected = _selection(decks, deck_ids, variants)
     if Path(path) == STDOUT:
         return Exported(len(selected), _write_stdout(selected, progress))
+    path = in_folder(path, "studytool.csv")
     check_target(path, protected, is_csv_export, force)
     rows = 0
 
@@ -190,7 +199,7 @@ def write_csv(
         text.detach()   # the stream stays open for write_atomic to sync and close
 
     _write_file(path, write)
-    return Exported(len(selected), rows)
+    return Exported(len(selected), rows, path)
 
 
 def _write_stdout(selected, progress: Progress) -> int:
@@ -326,6 +335,7 @@ def write_anki(
     import genanki
 
     selected = _selection(decks, deck_ids, variants)
+    path = in_folder(path, "studytool.apkg")
     check_target(path, protected, is_anki_export, force)
     total = sum(len(cards) for _, cards in selected)
     notes = 0
@@ -339,8 +349,8 @@ def write_anki(
             if progress is not None:
                 progress(notes, total)
         package.decks.append(anki)
-    _write_package(package, Path(path))
-    return Exported(len(selected), notes)
+    _write_package(package, path)
+    return Exported(len(selected), notes, path)
 
 
 def _write_package(package, path: Path) -> None:

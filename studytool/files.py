@@ -38,6 +38,12 @@ def printable(text: str, *, name: bool = False) -> str:
                        else f"\\u{ord(found.group()):04x}", text)
 
 
+def json_printable(document: str) -> str:
+    """A JSON document as it may be printed: the characters `printable` escapes on screen (C1 controls, DEL, lone
+    surrogates, `REORDERING`; JSON escapes C0 itself) as JSON's own `\\uXXXX`, so a parser reads the same data."""
+    return _UNPRINTABLE.sub(lambda found: f"\\u{ord(found.group()):04x}", document)
+
+
 class NotRegular(OSError):
     """The path exists but is not a regular file (strerror says what it is)."""
 

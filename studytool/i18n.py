@@ -689,4 +689,19 @@ ZH: dict[str, str] = {
     "target (shifted right) + positional encoding": "目标序列（右移）+ 位置编码",
     "target (shifted right) embedding": "目标序列（右移）词嵌入",
     "target (shifted right) token ids": "目标序列（右移）词元编号",
+    # issue 20, hostile input
+    "STUDYTOOL_NOW names no real date and time (a day, hour, minute or offset out of its range); got {value!r}":
+        "STUDYTOOL_NOW 不是真实存在的日期时间（日、时、分或时区偏移超出范围）；收到的是 {value!r}",
+    "cannot read the input: {reason}; the answers given so far are saved": "无法读取输入：{reason}；已作答的答案均已保存",
+    "an input line is longer than {limit} characters: input refused; the answers given so far are saved":
+        "有一行输入超过 {limit} 个字符：拒绝读取；已作答的答案均已保存",
+    "the input has more than {limit} lines: input refused; the answers given so far are saved":
+        "输入超过 {limit} 行：拒绝读取；已作答的答案均已保存",
+    "character U+{code} is not allowed in deck text: it hides or splits what is shown (tag characters, line and "
+    "paragraph separators, interlinear annotations)":
+        "卡组文本中不允许字符 U+{code}：它会隐藏或拆分显示的内容（标签字符、行分隔符与段分隔符、行间注释符）",
+    "more than {most} combining marks in a row are not allowed in deck text: they pile up over one character and hide "
+    "the lines around it": "卡组文本中不允许连续超过 {most} 个组合附加符号：它们叠在一个字符上，会遮住上下几行",
+    "an id has at most {most} characters, not {n}": "编号最多 {most} 个字符，这里有 {n} 个",
+    "Auditing": "正在审查",
 }

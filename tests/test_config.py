@@ -61,3 +61,22 @@ def test_the_message_in_chinese(monkeypatch):
             now()
     finally:
         set_language("en")
+
+
+@pytest.mark.parametrize("value", ["2026-02-30T08:00:00+00:00", "2026-13-01T08:00:00+00:00", "2026-01-01T25:00:00+00:00",
+                                   "2026-01-01T08:00:00+25:00", "2027-02-29T08:00:00"])
+def test_an_impossible_date_is_called_invalid_not_missing_an_offset(monkeypatch, value):
+    """February 30 has an offset: it is the date that does not exist (the calendar is the truth here)."""
+    monkeypatch.setenv("STUDYTOOL_NOW", value)
+    with pytest.raises(StudytoolError) as raised:
+        now()
+    assert str(raised.value) == ("STUDYTOOL_NOW names no real date and time (a day, hour, minute or offset out of its "
+                                 f"range); got {value!r}")
+    assert "offset, like" not in str(raised.value)
+
+
+@pytest.mark.parametrize("value", ["2026-03-02T08:00:00", "yesterday", "2026-03-02 8am"])
+def test_a_missing_offset_or_a_bad_shape_is_still_told_the_format(monkeypatch, value):
+    monkeypatch.setenv("STUDYTOOL_NOW", value)
+    with pytest.raises(StudytoolError, match="must be an ISO 8601 time with an offset"):
+        now()

@@ -429,3 +429,26 @@ def test_a_card_with_few_posings_costs_bounded_tries(decks, monkeypatch):
     flashcards = export.flashcards(replace(deck, cards=tuple(generated)), export.MAX_VARIANTS)
     assert len(flashcards) == 1
     assert len(calls) == export.MAX_VARIANTS + export.RETRIES
+
+
+# --- OUT ending in a separator is a folder (issue 20, item 17) ---------------------------------------------------
+
+@pytest.mark.parametrize("command, name", [("anki", "studytool.apkg"), ("csv", "studytool.csv")])
+def test_out_ending_in_a_slash_writes_the_default_name_inside_that_folder(deck_file, tmp_path, command, name):
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    result = CliRunner().invoke(app, ["--deck-path", str(deck_file), "export", command, f"{folder}/",
+                                      "--deck", "demo-export"], env={"STUDYTOOL_LANG": "en", "COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert os.listdir(folder) == [name]
+    assert str(folder / name) in result.stdout
+    assert not (tmp_path / "exports.csv").exists()
+
+
+@pytest.mark.parametrize("command", ["anki", "csv"])
+def test_out_ending_in_a_slash_whose_folder_is_missing_is_refused_and_writes_nothing(deck_file, tmp_path, command):
+    result = CliRunner().invoke(app, ["--deck-path", str(deck_file), "export", command, f"{tmp_path}/exports/"],
+                                env={"STUDYTOOL_LANG": "en"})
+    assert result.exit_code == 1
+    assert result.stderr == f"studytool: folder {tmp_path / 'exports'} does not exist\n"
+    assert sorted(os.listdir(tmp_path)) == [deck_file.name]   # neither a folder nor a file named like it

@@ -5,6 +5,9 @@ function and hands the result to a renderer in `render/<feature>.py`. `style.py`
 and errors look; `options.py` holds the options several commands share.
 """
 
-from studytool.cli.app import app, main
+try:
+    from studytool.cli.app import app, main
+except KeyboardInterrupt:   # Ctrl-C while typer, click and rich are still importing: as one during a command
+    raise SystemExit(130) from None
 
 __all__ = ["app", "main"]

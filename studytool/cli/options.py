@@ -6,9 +6,25 @@ from typing import Annotated, Optional
 
 import typer
 
-Decks = Annotated[list[str], typer.Option("--deck", metavar="DECK", help="Only this deck (repeatable).")]
+def ids_within_bound(value: str | list[str] | None) -> str | list[str] | None:
+    """The check of a deck, card (DECK/ID) or topic named on the command line, as its `callback`: each id within
+    `MAX_ID` characters, so that a 100,000-digit one is refused in a line rather than quoted back whole."""
+    from studytool.decks import MAX_ID
+    from studytool.i18n import _
+
+    for named in [value] if isinstance(value, str) else value or []:
+        longest = max(len(part) for part in named.split("/", 1))
+        if longest > MAX_ID:
+            raise typer.BadParameter(_("an id has at most {most} characters, not {n}").format(
+                most=MAX_ID, n=f"{longest:,}"))
+    return value
+
+
+Decks = Annotated[list[str], typer.Option("--deck", metavar="DECK", callback=ids_within_bound,
+                                          help="Only this deck (repeatable).")]
 Tags = Annotated[list[str], typer.Option("--tag", metavar="TAG", help="Only cards with this tag (repeatable).")]
-Topic = Annotated[Optional[str], typer.Option("--topic", metavar="TOPIC", help="Only cards on this topic (id or alias).")]
+Topic = Annotated[Optional[str], typer.Option("--topic", metavar="TOPIC", callback=ids_within_bound,
+                                               help="Only cards on this topic (id or alias).")]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 DModel = Annotated[int, typer.Option("--d-model", metavar="D", show_default=False,
                                      help="Model width d_model (default: 512, the notes' base model).")]

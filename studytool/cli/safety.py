@@ -5,7 +5,10 @@
 - stdout on a full disk (`studytool stats > /dev/full`, even `--help`): `studytool: cannot write the output: ...`, exit 1;
 - a reader that went away (`studytool decks list | head -1`): exit quietly;
 - a `StudytoolWarning` (a skipped deck file): `studytool: warning: ...`, each once;
-- a damaged database found mid-command (sqlite3.Error): one line naming it, exit 1.
+- stdout or stderr open the wrong way (`stats 1</etc/hostname`): as a full disk; with stderr unusable too, exit 1 quietly;
+- Ctrl-C before a command runs (while the app is built): exit 130 quietly, as during one;
+- a damaged database found mid-command (sqlite3.Error): one line naming it, exit 1;
+- a terminal size in the environment rich or typer would trust blindly (`COLUMNS=400000000`, `COLUMNS=²`): bounded.
 """
 
 from __future__ import annotations
@@ -31,7 +34,13 @@ ASCII = {
     "┴": "+", "┼": "+", "╭": "+", "╮": "+", "╰": "+", "╯": "+", "┏": "+", "┓": "+", "┗": "+", "┛": "+",
     "┡": "+", "┩": "+", "╇": "+", "▁": "_", "█": "#", "░": ".", "▒": ":", "▓": "#", "ⁱ": "^i", "²": "^2",
 }
-OUTPUT_ERRORS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EROFS}
+# rich pads every line to COLUMNS cells (a line of 400 million spaces), typer's help to TERMINAL_WIDTH; no terminal
+# is wider than this. LINES sets the height the same way.
+MAX_COLUMNS = 1000
+SIZE_VARIABLES = ("COLUMNS", "LINES", "TERMINAL_WIDTH")
+# EBADF: stdout (or stderr) closed, or open for reading only (`stats 1</etc/hostname`); a stdin that cannot be read
+# is said where answers are read (cli/render/study.py).
+OUTPUT_ERRORS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EBADF}
 
 
 def _fallback(error: UnicodeError) -> tuple[str, int]:
@@ -54,6 +63,18 @@ codecs.register_error("studytool-ascii", _fallback)
 def visible(text: str) -> str:
     """User input as it may be echoed: control characters (ESC, BEL, C1 ...) as escapes like `\\x1b`, never raw."""
     return printable(text)
+
+
+def bound_terminal_size() -> None:
+    """A terminal size set in the environment, within 1..`MAX_COLUMNS`: a larger one is that bound; one rich or typer
+    could not read as a number (`0`, `²`, `abc`, 5,000 digits) is dropped, so the terminal's own size is used."""
+    for name in SIZE_VARIABLES:
+        value = os.environ.get(name, "").strip()
+        number = value.lstrip("0")
+        if name in os.environ and not (value.isascii() and value.isdigit() and number):
+            del os.environ[name]
+        elif len(number) > 4 or (number and int(number) > MAX_COLUMNS):
+            os.environ[name] = str(MAX_COLUMNS)
 
 
 def prepare_streams() -> None:
@@ -86,12 +107,15 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 def run(app) -> None:
     """Run the typer app with the safety net; exits with the command's code."""
-    prepare_streams()
     try:
+        bound_terminal_size()
+        prepare_streams()
         try:
             app()
         finally:
             sys.stdout.flush()   # a full disk shows here at the latest, while it can still be said
+    except KeyboardInterrupt:   # typer ends a running command with 130 itself; this is before it runs
+        sys.exit(130)
     except StudytoolError as error:   # raised while parsing, before any command runs
         _fail(str(error))
     except BrokenPipeError:
@@ -110,21 +134,26 @@ def run(app) -> None:
 
 def _fail(message: str, output_lost: bool = False) -> None:
     if output_lost:
-        _drop_stdout()
-    sys.stderr.write(f"studytool: {printable(message, name=True)}\n")   # one line: it may quote a path or an answer
+        _drop(sys.stdout)
+    try:
+        sys.stderr.write(f"studytool: {printable(message, name=True)}\n")   # one line: it may quote a path or an answer
+        sys.stderr.flush()
+    except OSError:   # stderr is unusable as well: nothing can be said, the exit code still says it
+        _drop(sys.stderr)
     sys.exit(1)
 
 
 def _quiet() -> None:
-    _drop_stdout()
+    _drop(sys.stdout)
     sys.exit(1)
 
 
-def _drop_stdout() -> None:
-    """What is left in stdout's buffer would fail again at exit ("Exception ignored ..."): send it nowhere."""
+def _drop(stream) -> None:
+    """What is left in a stream's buffer would fail again at exit ("Exception ignored ...", exit 120): send it
+    nowhere."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stream.fileno())
     except (OSError, ValueError, AttributeError):
         pass
     finally:

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections import Counter, defaultdict
+from heapq import nlargest
+from itertools import combinations, count
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -35,6 +37,7 @@ MAX_PROMPT_LEAK = 0.05        # draws in which a number on screen, copied, is th
 # A learner's lexical cue, not grammar: any of these in a statement reads as "a correction", hence true.
 NEGATION = re.compile(r"不|没|无需|无须|并非|而非")
 NEAR = 0.6                    # bigram similarity of two questions that counts as "nearly the same"
+MAX_PAIRS_LISTED = 100        # near-duplicate pairs kept, the most alike: 3,000 copies of a card are 4.5 million
 FIXED_NUMERIC = ("number", "vector", "shape")
 
 
@@ -87,10 +90,14 @@ class Audit:
                 "decks": [asdict(deck) for deck in self.decks]}
 
 
-def audit(decks: Sequence[Deck], log: Iterable[dict[str, Any]] = (), seeds: int = SEEDS) -> Audit:
-    """Audit `decks` over `seeds` showings per card; `log` rows (card, correct, duration_ms, params) add item stats."""
+def audit(decks: Sequence[Deck], log: Iterable[dict[str, Any]] = (), seeds: int = SEEDS,
+          progress: Callable[[int, int], None] | None = None) -> Audit:
+    """Audit `decks` over `seeds` showings per card; `log` rows (card, correct, duration_ms, params) add item stats.
+    `progress(done, total)` is called after each card."""
     rows = list(log)
-    reports = [_deck(deck, seeds, rows) for deck in decks]
+    total, done = sum(len(deck.cards) for deck in decks), count(1)
+    step = (lambda: progress(next(done), total)) if progress is not None else (lambda: None)
+    reports = [_deck(deck, seeds, rows, step) for deck in decks]
     pairs = near_duplicates([card for deck in decks for card in deck.cards])
     fixed = sum(len(r.fixed_numeric) for r in reports)
     checks = {
@@ -113,7 +120,7 @@ def audit(decks: Sequence[Deck], log: Iterable[dict[str, Any]] = (), seeds: int 
     return Audit(reports, pairs, fixed, checks)
 
 
-def _deck(deck: Deck, seeds: int, log: list[dict[str, Any]]) -> DeckAudit:
+def _deck(deck: Deck, seeds: int, log: list[dict[str, Any]], step: Callable[[], None]) -> DeckAudit:
     report = DeckAudit(deck.deck, len(deck.cards))
     letters: Counter[int] = Counter()
     true_false, cues = Counter(), Counter()
@@ -136,6 +143,7 @@ def _deck(deck: Deck, seeds: int, log: list[dict[str, Any]]) -> DeckAudit:
             report.no_sizes.append(card.id)
         if card.kind == "generated":
             _variety(card, shown, report)
+        step()
     total = sum(letters.values())
     report.letter_share = {chr(65 + i): round(n / total, 3) for i, n in sorted(letters.items())} if total else {}
     if true_false:
@@ -265,13 +273,30 @@ def near_duplicates(cards: Sequence[Card], threshold: float = NEAR) -> list[tupl
         return card.key, _bigrams(variant.prompt), format_answer(variant), drawn
 
     signed = [signature(card) for card in cards]
-    pairs = []
-    for i, (a, ga, answer_a, drawn_a) in enumerate(signed):
-        for b, gb, answer_b, drawn_b in signed[i + 1:]:
-            similarity = len(ga & gb) / len(ga | gb) if ga and gb else 0.0
-            if drawn_a is not None and drawn_a == drawn_b or similarity >= threshold and answer_a == answer_b:
-                pairs.append((a, b, similarity))
-    return sorted(pairs, key=lambda pair: -pair[2])
+    # Only cards of one generator call, or with one answer, can pair: compared within those groups, not all pairs.
+    same_draw, same_answer = defaultdict(list), defaultdict(list)
+    for number, (_key, _grams, answer, drawn) in enumerate(signed):
+        if drawn is not None:
+            same_draw[drawn].append(number)
+        same_answer[answer].append(number)
+
+    def pairs():
+        for group in same_draw.values():
+            yield from ((i, j, _jaccard(signed[i][1], signed[j][1])) for i, j in combinations(group, 2))
+        for group in same_answer.values():
+            for i, j in combinations(group, 2):
+                if signed[i][3] is None or signed[i][3] != signed[j][3]:   # a pair of one draw is listed above
+                    similarity = _jaccard(signed[i][1], signed[j][1])
+                    if similarity >= threshold:
+                        yield i, j, similarity
+
+    # the most alike first, then in deck order; a bounded heap, so memory stays flat however many pairs there are
+    kept = nlargest(MAX_PAIRS_LISTED, pairs(), key=lambda pair: (pair[2], -pair[0], -pair[1]))
+    return [(signed[i][0], signed[j][0], similarity) for i, j, similarity in kept]
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
 
 
 def item_stats(deck: Deck, log: list[dict[str, Any]]) -> list[CardStats]:

@@ -13,11 +13,13 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from studytool.decks import MAX_ID
 from studytool.decks.kinds import FLOAT_TOLERANCE, KINDS, MIN_TOLERANCE, TAGS
 from studytool.files import REORDERING
 from studytool.i18n import _
@@ -39,6 +41,14 @@ _construct = yaml.constructor.SafeConstructor()
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 # And the characters that reorder or hide text on screen (a title "Big \u202eevil" shows as "Big live").
 _REORDERING = re.compile(f"[{REORDERING}]")
+# Characters that hide text or split its lines where the screen does not: the tag characters (U+E0000 block,
+# invisible copies of ASCII), the line and paragraph separators U+2028/2029, the interlinear annotation marks
+# U+FFF9-FFFB and the Mongolian vowel separator U+180E (a format character since Unicode 6.3).
+_HIDING = re.compile("[\U000e0000-\U000e007f\u2028\u2029\ufff9-\ufffb\u180e]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+# Combining marks stack on the character before them: a run of them paints over the lines around it. Unicode's
+# stream-safe text format (UAX #15) holds 30 in a row enough for any text.
+MAX_COMBINING_RUN = 30
 MAX_NUMBER_CHARS = 100   # checked before conversion: int() refuses 4,300 digits, float() of 400 overflows
 # A number as YAML 1.2 (and JSON, and the schema's editors) reads it, with an exponent: 1e-6, 1.0e308, 2E+3.
 # PyYAML's YAML 1.1 wants a dot and a signed exponent, so it reads these as text; in a number field they are numbers.
@@ -64,6 +74,8 @@ def tag_check(node: Node) -> None:
 
 
 def _no_control(node: ScalarNode) -> None:
+    if _suspect().search(node.value) is None:   # what nearly every scalar gets: one search
+        return
     found = _CONTROL.search(node.value)
     if found:
         raise Bad(_("control character U+{code} is not allowed in deck text (only newline and tab are)").format(
@@ -72,6 +84,46 @@ def _no_control(node: ScalarNode) -> None:
     if found:
         raise Bad(_("invisible character U+{code} is not allowed in deck text: it reorders or hides what is shown "
                     "(bidirectional controls, zero-width spaces)").format(code=f"{ord(found.group()):04X}"), node)
+    found = _HIDING.search(node.value)
+    if found:
+        raise Bad(_("character U+{code} is not allowed in deck text: it hides or splits what is shown (tag "
+                    "characters, line and paragraph separators, interlinear annotations)").format(
+                        code=f"{ord(found.group()):04X}"), node)
+    if _combining_run(every_plane=_ASTRAL.search(node.value) is not None).search(node.value):
+        raise Bad(_("more than {most} combining marks in a row are not allowed in deck text: they pile up over "
+                    "one character and hide the lines around it").format(most=MAX_COMBINING_RUN), node)
+
+
+@cache
+def _suspect() -> re.Pattern[str]:
+    """Any character `_no_control` looks at more closely: those the three classes above refuse, a combining mark of
+    the Basic Multilingual Plane, or any character beyond it."""
+    classes = (_CONTROL, _REORDERING, _HIDING)
+    return re.compile("[" + "".join(c.pattern[1:-1] for c in classes) + _marks(every_plane=False) + "\U00010000-\U0010ffff]")
+
+
+@cache
+def _combining_run(every_plane: bool) -> re.Pattern[str]:
+    """More than `MAX_COMBINING_RUN` combining marks in a row."""
+    return re.compile(f"[{_marks(every_plane)}]{{{MAX_COMBINING_RUN + 1}}}")
+
+
+def _marks(every_plane: bool) -> str:
+    """The combining marks (Mn, Me) as the inside of a regex class, built from unicodedata when first needed (about
+    30 ms, not at import): of the Basic Multilingual Plane only (re keeps a class of one plane as a bitmap: fast), or
+    with the planes beyond it that hold marks too (1, the supplementary multilingual; 14, its variation selectors)."""
+    import unicodedata
+
+    planes = [range(0x300, 0x10000)] + ([range(0x10000, 0x20000), range(0xE0000, 0xF0000)] if every_plane else [])
+    ranges: list[list[int]] = []
+    for plane in planes:
+        for code in plane:
+            if unicodedata.category(chr(code)) in ("Mn", "Me"):
+                if ranges and ranges[-1][1] == code - 1:
+                    ranges[-1][1] = code
+                else:
+                    ranges.append([code, code])
+    return "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in ranges)
 
 
 def got(node: Node) -> str:
@@ -100,6 +152,8 @@ def text(node: Node) -> str:
 
 def ident(node: Node) -> str:
     value = _scalar(node, ID_TAGS, _("an id")).value
+    if len(value) > MAX_ID:   # before the message below quotes it
+        raise Bad(_("an id has at most {most} characters, not {n}").format(most=MAX_ID, n=f"{len(value):,}"), node)
     if not ID.match(value):
         raise Bad(_("{value!r} is not a valid id (lowercase letters, digits and hyphens, e.g. ln-direction)").format(
             value=value), node)
@@ -316,7 +370,7 @@ FIELD_TYPES: dict[str, FieldType] = {
 
 # The shared definitions the field types refer to.
 DEFINITIONS: dict[str, Callable[[], dict[str, Any]]] = {
-    "id": lambda: {"type": "string", "pattern": "^" + ID.pattern.removesuffix(r"\Z") + "$"},
+    "id": lambda: {"type": "string", "pattern": "^" + ID.pattern.removesuffix(r"\Z") + "$", "maxLength": MAX_ID},
     "text": lambda: {"type": "string", "pattern": r"\S"},
     "former": lambda: _list_of({"$ref": "#/$defs/id"}, 1, unique=True),
     "letter": lambda: {"enum": list(LETTERS)},

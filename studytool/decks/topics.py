@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
@@ -123,10 +123,12 @@ def _name_problems(topics: Sequence[Topic]) -> list[tuple[int, str]]:
     """Repeated ids, and names that two topics share: (index of the topic, message)."""
     problems = []
     seen: dict[str, str] = {}
+    ids: set[str] = set()
     for number, topic in enumerate(topics):
-        if topic.id in (t.id for t in topics[:number]):
+        if topic.id in ids:
             problems.append((number, f"topic id {topic.id!r} appears twice"))
             continue
+        ids.add(topic.id)
         for name in topic.names:
             key = normalize(name)
             if seen.setdefault(key, topic.id) != topic.id:
@@ -144,14 +146,16 @@ def graph_problems(topics: Sequence[Topic]) -> list[tuple[int, int, str]]:
     """
     ids = {topic.id: number for number, topic in enumerate(topics)}
     problems = []
+    hint = _Hints(ids)
     for number, topic in enumerate(topics):
+        earlier: set[str] = set()
         for index, wanted in enumerate(topic.requires):
             if wanted not in ids:
-                near = difflib.get_close_matches(wanted, list(ids), n=1, cutoff=_NEAR)
-                hint = _("; did you mean {name}?").format(name=near[0]) if near else ""
-                problems.append((number, index, _("requires unknown topic {id!r}{hint}").format(id=wanted, hint=hint)))
-            elif wanted in topic.requires[:index]:
+                problems.append((number, index, _("requires unknown topic {id!r}{hint}").format(
+                    id=wanted, hint=hint(wanted))))
+            elif wanted in earlier:
                 problems.append((number, index, _("requires {id!r} twice").format(id=wanted)))
+            earlier.add(wanted)
     state = dict.fromkeys(ids, 0)   # 0 unvisited, 1 on the current path, 2 done
     for root in ids:
         if state[root] == 0:
@@ -162,8 +166,10 @@ def graph_problems(topics: Sequence[Topic]) -> list[tuple[int, int, str]]:
 def _cycles_from(root: str, topics: Sequence[Topic], ids: dict[str, int], state: dict[str, int]):
     """Depth-first from `root` without recursion; an edge back into the current path closes a cycle."""
     def edges_of(topic_id: str):   # a repeated edge is reported as such, not as a second cycle
-        wanted = topics[ids[topic_id]].requires
-        return iter([(index, name) for index, name in enumerate(wanted) if name not in wanted[:index]])
+        first: dict[str, int] = {}
+        for index, name in enumerate(topics[ids[topic_id]].requires):
+            first.setdefault(name, index)
+        return iter([(index, name) for name, index in first.items()])
 
     problems = []
     path, edges = [root], [edges_of(root)]
@@ -193,18 +199,36 @@ def core_problems(topics: Sequence[Topic], cards: Mapping[str, str]) -> list[tup
     (topic index, index in its core, message). A topic's core card is what the topics built on it
     exercise (implicit review credits it), so it must be one of its own cards."""
     problems = []
+    hint = _Hints(cards)
     for number, topic in enumerate(topics):
+        earlier: set[str] = set()
         for index, key in enumerate(topic.core):
-            if key in topic.core[:index]:
+            if key in earlier:
                 problems.append((number, index, _("names core card {key!r} twice").format(key=key)))
             elif key not in cards:
-                near = difflib.get_close_matches(key, list(cards), n=1, cutoff=_NEAR)
-                hint = _("; did you mean {name}?").format(name=near[0]) if near else ""
-                problems.append((number, index, _("names unknown core card {key!r}{hint}").format(key=key, hint=hint)))
+                problems.append((number, index, _("names unknown core card {key!r}{hint}").format(
+                    key=key, hint=hint(key))))
             elif cards[key] != topic.id:
                 problems.append((number, index, _("names core card {key!r}, a card of topic {other!r}").format(
                     key=key, other=cards[key])))
+            earlier.add(key)
     return problems
+
+
+class _Hints:
+    """"; did you mean X?" for an unknown name, for the first `MAX_HINTS` of a file: difflib compares the name with
+    every candidate, so a hint for each of 20,000 unknown names would be quadratic."""
+
+    def __init__(self, candidates: Iterable[str]):
+        self.candidates = list(candidates)
+        self.left = MAX_HINTS
+
+    def __call__(self, name: str) -> str:
+        if self.left == 0:
+            return ""
+        self.left -= 1
+        near = difflib.get_close_matches(name, self.candidates, n=1, cutoff=_NEAR)
+        return _("; did you mean {name}?").format(name=near[0]) if near else ""
 
 
 def prerequisites(topic_id: str) -> tuple[Topic, ...]:
@@ -315,6 +339,7 @@ def normalize(name: str) -> str:
 # Similarity (difflib ratio) of a plausible typo: "layrnorm" for layernorm (0.94), "postln" for post-ln (0.92).
 # Below it short names match garbage: "nope" shares "pe" with the alias pe (0.67).
 _NEAR = 0.75
+MAX_HINTS = 10
 
 
 def resolve(query: str) -> Topic:

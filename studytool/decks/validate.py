@@ -17,6 +17,7 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from studytool.decks import MAX_ID
 from studytool.decks.fields import FIELD_TYPES, ID, LETTERS, Bad, got, ident, mapping_pairs, near, tag_check, text
 from studytool.decks.kinds import COMMON, DECK, KINDS, REQUIRED_COMMON, REQUIRED_DECK
 from studytool.decks.model import Card, Deck
@@ -142,7 +143,7 @@ def _card(node: Node, index: int, deck_id: str, report: _Problems) -> tuple[Card
     if not _is_collection(node, MappingNode, _("a card must be a mapping (id: ..., kind: ...)"), report, label):
         return None, None
     id_node = _value_node(node, "id")
-    if isinstance(id_node, ScalarNode) and ID.match(id_node.value):
+    if isinstance(id_node, ScalarNode) and len(id_node.value) <= MAX_ID and ID.match(id_node.value):
         label = id_node.value   # even if the card's mapping is broken below
     before = len(report)
     try:

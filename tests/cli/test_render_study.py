@@ -180,3 +180,18 @@ def test_under_zh_a_label_ends_in_a_full_width_colon(env):
     labelled = [line for line in screen if re.match(r"(?:[✓✗] \S+  )?(答案|提示|原因|得分|最薄弱的主题)", line)]
     assert labelled and all("：" in line for line in labelled), labelled
     assert not [line for line in screen if re.search(r"[\u4e00-\u9fff]: ", line)]
+
+
+def test_json_summary_escapes_a_typed_c1_control_and_bidi_mark(tmp_path):
+    """Issue 20, item 14: `quiz --json` showed U+009B (CSI) and U+202E raw from a typed answer."""
+    decks = tmp_path / "decks"
+    decks.mkdir()
+    (decks / "hostile.yaml").write_text("deck: hostile\ntitle: Hostile\ncards:\n  - id: one\n    kind: recall\n"
+                                        "    topic: layernorm\n    q: 哪一维？\n    a: 特征维。\n", encoding="utf-8")
+    env = {"STUDYTOOL_HOME": str(tmp_path), "STUDYTOOL_LANG": "en", "NO_COLOR": "1", "COLUMNS": "100", "TERM": "dumb"}
+    result = CliRunner().invoke(app, ["quiz", "--deck", "hostile", "--json"], env=env,
+                                input="evil\x9b31m \u202eabc\n3\n")
+    assert result.exit_code == 0, result.output
+    assert "\x9b" not in result.stdout and "\u202e" not in result.stdout
+    assert '"answer": "evil\\u009b31m \\u202eabc"' in result.stdout
+    assert json.loads(result.stdout)["cards"][0]["answer"] == "evil\x9b31m \u202eabc"   # the same data

@@ -39,6 +39,9 @@ BROKEN = HERE / "broken"
 REORDERS = ("invisible character U+{code} is not allowed in deck text: it reorders or hides what is shown "
             "(bidirectional controls, zero-width spaces)")
 
+HIDES = ("character U+{code} is not allowed in deck text: it hides or splits what is shown (tag characters, line "
+         "and paragraph separators, interlinear annotations)")
+
 # Each broken deck and the problems it must report, in file order, without the
 # "FILE:" prefix. A message ending in " ..." is a prefix: the rest is the
 # generator registry's own wording. YAML syntax errors are worded by libyaml.
@@ -59,6 +62,16 @@ CORPUS = {
     ],
     "empty-cards.yaml": ["3:8: cards is empty; a deck needs at least one card"],
     "empty.yaml": ["1:1: the file is empty; a deck is a mapping with deck, title and cards"],
+    "hiding.yaml": [   # issue 20: tag characters (raw or escaped), U+2028/2029, U+FFF9-FFFB, U+180E, 33 marks in a row
+        "2:8: title: " + HIDES.format(code="E0065"),
+        "7:8: card line-separator: q: " + HIDES.format(code="2028"),
+        "8:8: card line-separator: a: " + HIDES.format(code="2029"),
+        "13:15: card annotation: options: " + HIDES.format(code="FFF9"),
+        "21:10: card mongolian: why: " + HIDES.format(code="180E"),
+        "25:8: card raw-tags: q: " + HIDES.format(code="E0069"),
+        "30:8: card zalgo: q: more than 30 combining marks in a row are not allowed in deck text: they pile up over "
+        "one character and hide the lines around it",
+    ],
     "huge-numbers.yaml": [   # refused before conversion: no int() of 5,000 digits, no float() overflow
         "8:13: card many-digits: answer: a number written with more than 100 characters is not allowed",
         "13:19: card vector-overflow: answer: a number written with more than 100 characters is not allowed",
@@ -560,3 +573,31 @@ def test_a_file_name_that_could_drive_the_terminal_is_shown_escaped(tmp_path):
     assert f"{folder}/evil\\x1b]0;pwn\\x07.yaml: skipped: a named pipe (FIFO), not a regular file" in problems
     assert f"{folder}/latin-\\udce9.yaml: skipped: a named pipe (FIFO), not a regular file" in problems
     assert any(re.match(re.escape(f"{folder}/two\\x0alines.yaml:") + r"\d+:\d+: invalid YAML", line) for line in problems)
+
+
+def test_a_hundred_thousand_combining_marks_are_refused(tmp_path):
+    """Issue 20: Zalgo text of 100,000 marks over one letter was a card; Unicode's stream-safe bound is 30."""
+    deck = tmp_path / "zalgo.yaml"
+    deck.write_text("deck: zalgo\ntitle: Zalgo\ncards:\n  - id: one\n    kind: recall\n    topic: layernorm\n"
+                    f"    q: H{chr(0x0336) * 100_000}\n    a: x\n", encoding="utf-8")
+    problems = check([deck])
+    assert [problem.split(": ", 1)[1] for problem in problems] == [
+        "card one: q: more than 30 combining marks in a row are not allowed in deck text: they pile up over one "
+        "character and hide the lines around it"]
+    assert problems[0].startswith(f"{deck}:7:8: ")
+
+
+def test_ids_of_unbounded_length_in_a_deck_are_refused_without_quoting_them(tmp_path):
+    """Issue 20: a 100,000-digit deck id and a 1,000,000-character card id were loaded and quoted back whole."""
+    deck = tmp_path / "long.yaml"
+    deck.write_text(f"deck: {'9' * 100_000}\ntitle: Long\ncards:\n  - id: {'a' * 1_000_000}\n    kind: recall\n"
+                    "    topic: layernorm\n    q: x\n    a: y\n", encoding="utf-8")
+    assert check([deck]) == [f"{deck}:1:7: deck: an id has at most 100 characters, not 100,000",
+                             f"{deck}:4:9: card #1: id: an id has at most 100 characters, not 1,000,000"]
+
+
+def test_an_id_of_a_hundred_characters_is_an_id(tmp_path):
+    deck = tmp_path / "edge.yaml"
+    deck.write_text(f"deck: {'d' * 100}\ntitle: Edge\ncards:\n  - id: {'c' * 100}\n    kind: recall\n"
+                    "    topic: layernorm\n    q: x\n    a: y\n", encoding="utf-8")
+    assert check([deck]) == []

@@ -363,3 +363,26 @@ def test_core_must_be_a_list_of_card_keys(tmp_path, monkeypatch, core):
     result = CliRunner().invoke(app, ["decks", "check", str(path)], env={"STUDYTOOL_LANG": "en"})
     assert result.exit_code == 1
     assert f"{path}:9:5: topic 'attention': 'core' must be a list of card keys (deck/id)" in result.stdout.splitlines()
+
+
+# --- a big topics file is checked in linear time (issue 20, item 10) ---------------------------------------------
+
+def test_only_the_first_unknown_names_of_a_file_get_a_did_you_mean():
+    """A 4 MB topics file of unknown names once took minutes: difflib compared each with every topic id."""
+    from studytool.decks.topics import MAX_HINTS
+
+    topics = _graph({f"topic{i}": [f"topic{i}x"] for i in range(MAX_HINTS + 5)})
+    problems = graph_problems(topics)
+    hinted = [message for _number, _index, message in problems if "did you mean" in message]
+    assert len(problems) == MAX_HINTS + 5 and len(hinted) == MAX_HINTS
+    assert hinted[0] == "requires unknown topic 'topic0x'; did you mean topic0?"
+
+
+def test_a_repeated_id_and_repeated_edges_are_found_among_thousands():
+    from studytool.decks.topics import _name_problems
+
+    topics = _graph({f"t{i}": [f"t{i - 1}"] * 3 if i else [] for i in range(3000)})
+    topics.append(Topic("t7", "t7", (), "g", "s"))
+    assert _name_problems(topics) == [(3000, "topic id 't7' appears twice")]
+    repeats = [(number, index) for number, index, message in graph_problems(topics) if "twice" in message]
+    assert repeats == [(number, index) for number in range(1, 3000) for index in (1, 2)]

@@ -6,13 +6,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from studytool.cli.options import Decks, Json, Topic
+from studytool.cli.options import Decks, Json, Topic, ids_within_bound
 from studytool.cli.style import Group
 
 app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True)   # its help: GROUPS in cli/app.py
 
 Refs = Annotated[list[str], typer.Argument(
-    metavar="DECK/ID...", help="Cards, as 'cards list' names them (or ID alone, if one deck has it).")]
+    metavar="DECK/ID...", callback=ids_within_bound, help="Cards, as 'cards list' names them (or ID alone, if one deck has it).")]
 
 
 @contextmanager
@@ -60,7 +60,7 @@ def cards_list(
 @app.command("show")
 def cards_show(
     ctx: typer.Context,
-    ref: str = typer.Argument(..., metavar="DECK/ID",
+    ref: str = typer.Argument(..., metavar="DECK/ID", callback=ids_within_bound,
                               help="A card, as 'cards list' names it (or ID alone, if one deck has it)."),
     as_json: Json = False,
 ) -> None:

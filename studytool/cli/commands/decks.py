@@ -5,7 +5,7 @@ from typing import Optional
 
 import typer
 
-from studytool.cli.options import Json
+from studytool.cli.options import Json, ids_within_bound
 from studytool.cli.style import Group
 from studytool.i18n import _
 
@@ -29,7 +29,8 @@ def decks_list(ctx: typer.Context, json_: Json = False) -> None:
 @app.command("show")
 def decks_show(
     ctx: typer.Context,
-    deck_id: str = typer.Argument(..., metavar="DECK", help="A deck id (see 'studytool decks list')."),
+    deck_id: str = typer.Argument(..., metavar="DECK", callback=ids_within_bound,
+                                  help="A deck id (see 'studytool decks list')."),
     json_: bool = typer.Option(False, "--json", help="One JSON document with every field of every card."),
 ) -> None:
     """The cards of one deck: id, kind, topic, tags and the question."""
@@ -47,7 +48,8 @@ def decks_show(
 @app.command("audit")
 def decks_audit(
     ctx: typer.Context,
-    deck: Optional[str] = typer.Argument(None, metavar="DECK", help="A deck id (default: every installed deck)."),
+    deck: Optional[str] = typer.Argument(None, metavar="DECK", callback=ids_within_bound,
+                                         help="A deck id (default: every installed deck)."),
     json_: Json = False,
 ) -> None:
     """Does a right answer mean the learner knew it? Check the cards; exit 1 if a check fails.
@@ -56,8 +58,10 @@ def decks_audit(
 
     From your review log: item statistics per card (share right, median time, hinted answers).
     """
+    from rich.progress import Progress
+
     from studytool.cli.render.audit import audit_json, render_audit
-    from studytool.cli.render.common import console, print_json
+    from studytool.cli.render.common import console, err_console, print_json
     from studytool.decks.audit import audit
     from studytool.decks.loader import get_deck, load_decks
     from studytool.study.store import open_store
@@ -65,7 +69,10 @@ def decks_audit(
     decks = [get_deck(ctx.obj, deck)] if deck else load_decks(ctx.obj)
     with open_store(ctx.obj.db_path, create=False) as store:   # only reads: creates no database
         log = store.answers_log()
-    result = audit(decks, log)
+    # Each card is posed 100 times: a bar for someone watching a terminal; a pipe or --json gets the result only.
+    with Progress(console=err_console(), transient=True, disable=json_ or not err_console().is_terminal) as bar:
+        task = bar.add_task(_("Auditing"), total=None)
+        result = audit(decks, log, progress=lambda done, total: bar.update(task, completed=done, total=total))
     if json_:
         print_json(audit_json(result))
     else:

@@ -4,13 +4,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from studytool.cli.options import seed_option
+from studytool.cli.options import ids_within_bound, seed_option
 from studytool.i18n import _
 
 
 def explain_command(
     ctx: typer.Context,
-    topic: Optional[list[str]] = typer.Argument(None, metavar="TOPIC...", help="Topic id, alias or unique prefix (English or Chinese)."),
+    topic: Optional[list[str]] = typer.Argument(None, metavar="TOPIC...", callback=ids_within_bound, help="Topic id, alias or unique prefix (English or Chinese)."),
     seed: Annotated[Optional[int], seed_option("Draw a fresh example of TOPIC from this seed.")] = None,
     graph: bool = typer.Option(False, "--graph", help="Draw the topic graph: every topic after what it requires."),
 ) -> None:

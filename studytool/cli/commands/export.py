@@ -1,7 +1,6 @@
 """`studytool export`: the decks as an Anki package or a CSV file."""
 
 from collections.abc import Callable
-from pathlib import Path
 
 import typer
 
@@ -12,7 +11,7 @@ from studytool.i18n import _
 app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True)   # its help: GROUPS in cli/app.py
 
 
-def _export(write, done: Callable[[int], str], out: Path, settings, deck_ids: list[str], variants: int,
+def _export(write, done: Callable[[int], str], out: str, settings, deck_ids: list[str], variants: int,
             force: bool) -> None:
     """Run one export writer with a progress bar on stderr, then say what was written (`done(decks)`)."""
     from rich.progress import Progress
@@ -27,9 +26,9 @@ def _export(write, done: Callable[[int], str], out: Path, settings, deck_ids: li
         exported = write(decks, out, deck_ids=deck_ids, variants=variants, force=force, protected=[settings.db_path],
                          progress=lambda written, total: bar.update(task, completed=written, total=total))
     # With `-` the file is stdout, so the summary goes to stderr to keep the data clean.
-    to_stdout = out == Path("-")
+    to_stdout = exported.path is None
     screen = err_console() if to_stdout else console()
-    path = _("standard output") if to_stdout else out
+    path = _("standard output") if to_stdout else exported.path
     screen.print(done(exported.decks).format(count=exported.notes, decks=exported.decks, path=path), markup=False)
 
 
@@ -39,7 +38,7 @@ def _command(name: str, writer: str, metavar: str, out_help: str, variants: int,
 
     def command(
         ctx: typer.Context,
-        out: Path = typer.Argument(..., metavar=metavar, help=out_help),
+        out: str = typer.Argument(..., metavar=metavar, help=out_help),   # str: a Path drops a trailing "/"
         deck: Decks = [],
         variants: int = typer.Option(variants, "--variants", callback=within(1, 100), metavar="K", help=variants_help),
         force: bool = typer.Option(False, "--force", help="Replace OUT even if it is not an earlier studytool export."),
@@ -52,12 +51,13 @@ def _command(name: str, writer: str, metavar: str, out_help: str, variants: int,
     app.command(name)(command)
 
 
-_command("anki", "write_anki", "OUT.apkg", "The .apkg file to write.", 3,
+_command("anki", "write_anki", "OUT.apkg", "The .apkg file to write (a folder, ending in /: studytool.apkg in it).", 3,
          "Fixed variants per generated card (at most 100).",
          lambda decks: (_("Wrote {count} Anki notes from 1 deck to {path}") if decks == 1
                         else _("Wrote {count} Anki notes from {decks} decks to {path}")),
          "Write an Anki package: one Anki deck per deck; re-importing updates the notes.")
-_command("csv", "write_csv", "OUT.csv", "The .csv file to write (UTF-8 with BOM); - for stdout.", 1,
+_command("csv", "write_csv", "OUT.csv",
+         "The .csv file to write (UTF-8 with BOM; a folder, ending in /: studytool.csv in it); - for stdout.", 1,
          "Rows per generated card (at most 100).",
          lambda decks: (_("Wrote {count} rows from 1 deck to {path}") if decks == 1
                         else _("Wrote {count} rows from {decks} decks to {path}")),

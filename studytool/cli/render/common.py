@@ -31,11 +31,14 @@ def print_json(document: object) -> None:
     """Print one JSON document on stdout, nothing else.
 
     JSON is data: where stdout cannot encode a character (PYTHONIOENCODING=ascii) it is escaped as JSON
-    allows (\\uXXXX), never replaced by the terminal's stand-in (a full-width comma would become a comma).
+    allows (\\uXXXX), never replaced by the terminal's stand-in (a full-width comma would become a comma);
+    a typed control or bidi mark is escaped so too, as the screen escapes it, so that it never drives the terminal.
     """
     import json
 
-    text = json.dumps(document, ensure_ascii=False, indent=2)
+    from studytool.files import json_printable
+
+    text = json_printable(json.dumps(document, ensure_ascii=False, indent=2))
     try:
         text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
     except UnicodeEncodeError:

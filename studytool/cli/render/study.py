@@ -34,18 +34,41 @@ def rating_word(rating: int) -> str:
     return {1: _("Again"), 2: _("Hard"), 3: _("Good"), 4: _("Easy")}[rating]
 
 
+# Input read from a pipe or file is bounded: no answer needs a line of more than 10,000 characters, and no session
+# more than 20,000 lines (a recall card takes two), so `quiz < /dev/zero` or `yes | review` stops instead of growing.
+MAX_LINE = 10_000
+MAX_LINES = 20_000
+
+
 def make_ask(console: Console, interactive: bool) -> Callable[[str], str]:
-    """A terminal prompt when interactive; else one line of stdin per call (EOF -> EOFError)."""
+    """A terminal prompt when interactive; else one line of stdin per call (EOF -> EOFError), within the bounds above.
+
+    Past a bound, or on a stdin that cannot be read (`quiz 0>file`), a `StudytoolError`: every answer already given
+    is committed, so the session ends on one line."""
     if interactive:
         return lambda prompt: console.input(f"[bold cyan]{escape(prompt)}>[/] ")
+    from studytool.cli.safety import visible
+    from studytool.errors import StudytoolError
+
+    lines_read = 0
 
     def read_line(prompt: str) -> str:
-        line = sys.stdin.readline()
+        nonlocal lines_read
+        try:
+            line = sys.stdin.readline(MAX_LINE + 2)   # the line, "\r\n", and one more to know it went on
+        except OSError as error:
+            raise StudytoolError(_("cannot read the input: {reason}; the answers given so far are saved").format(
+                reason=error.strerror)) from None
         if not line:
             raise EOFError
+        lines_read += 1
+        if len(line.rstrip("\r\n")) > MAX_LINE:
+            raise StudytoolError(_("an input line is longer than {limit} characters: input refused; the answers "
+                                   "given so far are saved").format(limit=f"{MAX_LINE:,}"))
+        if lines_read > MAX_LINES:
+            raise StudytoolError(_("the input has more than {limit} lines: input refused; the answers given so far "
+                                   "are saved").format(limit=f"{MAX_LINES:,}"))
         line = line.rstrip("\r\n")
-        from studytool.cli.safety import visible
-
         emit(console, f"[dim]{escape(prompt)}> {escape(visible(line))}[/]")  # the transcript shows what was read
         return line
 
