@@ -32,7 +32,30 @@ ACTIVATIONS = {"gelu_new": gelu_tanh, "gelu_pytorch_tanh": gelu_tanh, "gelu": ge
 
 
 class ConfigError(ValueError):
-    """A config.json this module cannot read: an unknown model_type, a missing or bad field (one line)."""
+    """A config.json this module cannot read: an unknown model_type, a missing or bad field (one line).
+
+    `kind` and `fields` let an interface say it in its own language; str() is the English.
+    """
+
+    MESSAGES = {
+        "not_object": "config.json must hold a JSON object",
+        "missing": "config.json has no {field!r} (needed for model_type {model_type!r})",
+        "unknown_type": "unknown model_type {model_type!r}: use one of {known}",
+        "not_positive": "{field} must be a positive integer, got {value!r}",
+        "not_number": "{field} must be a number, got {value!r}",
+        "not_bool": "{field} must be true or false, got {value!r}",
+        "kv_heads": "num_attention_heads={n_heads} is not a multiple of num_key_value_heads={n_kv_heads}",
+        "not_divisible": "hidden size {d_model} is not divisible by {n_heads} heads (and no head_dim is given)",
+        "odd_head_dim": "RoPE needs an even head_dim, got {head_dim}",
+        "activation": "unknown activation {activation!r}: use one of {known}",
+        "top_k": "num_experts_per_tok must be from 1 to num_local_experts={n_experts}, got {top_k}",
+        "rope_type": "rope_type {rope_type!r} is not supported (only the default RoPE)",
+        "unknown_preset": "unknown preset {name!r}: use one of {known}",
+    }
+
+    def __init__(self, kind: str, **fields: Any) -> None:
+        self.kind, self.fields = kind, fields
+        super().__init__(self.MESSAGES[kind].format(**fields))
 
 
 @dataclass(frozen=True)
@@ -65,21 +88,30 @@ class LLMConfig:
 
     def __post_init__(self) -> None:
         if self.model_type not in MODEL_TYPES:
-            raise ConfigError(f"unknown model_type {self.model_type!r}: use one of {', '.join(MODEL_TYPES)}")
+            raise ConfigError("unknown_type", model_type=self.model_type, known=", ".join(MODEL_TYPES))
         for name in ("vocab_size", "d_model", "n_layers", "n_heads", "n_kv_heads", "head_dim", "d_ff"):
             _check_positive(name, getattr(self, name))
+        for name in ("norm_eps", "rope_theta"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ConfigError("not_number", field=name, value=value)
+        for name in ("tied_head", "attention_bias", "mlp_bias"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError("not_bool", field=name, value=getattr(self, name))
+        if self.sliding_window is not None:
+            _check_positive("sliding_window", self.sliding_window)
         if self.n_heads % self.n_kv_heads:
-            raise ConfigError(f"n_heads={self.n_heads} is not a multiple of n_kv_heads={self.n_kv_heads}")
-        if self.activation not in ACTIVATIONS:
-            raise ConfigError(f"unknown activation {self.activation!r}: use one of {', '.join(ACTIVATIONS)}")
+            raise ConfigError("kv_heads", n_heads=self.n_heads, n_kv_heads=self.n_kv_heads)
+        if not isinstance(self.activation, str) or self.activation not in ACTIVATIONS:
+            raise ConfigError("activation", activation=self.activation, known=", ".join(ACTIVATIONS))
         if self.positions == "learned":
             _check_positive("max_positions", self.max_positions)
         elif self.head_dim % 2:
-            raise ConfigError(f"RoPE needs an even head_dim, got {self.head_dim}")
+            raise ConfigError("odd_head_dim", head_dim=self.head_dim)
         if self.n_experts:
             _check_positive("n_experts", self.n_experts)
             if not 1 <= self.top_k <= self.n_experts:
-                raise ConfigError(f"top_k must be from 1 to n_experts={self.n_experts}, got {self.top_k}")
+                raise ConfigError("top_k", n_experts=self.n_experts, top_k=self.top_k)
 
     @property
     def gpt2_style(self) -> bool:
@@ -97,7 +129,7 @@ class LLMConfig:
 
 def _check_positive(name: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        raise ConfigError("not_positive", field=name, value=value)
 
 
 # Hugging Face's defaults for the fields a Hub config may leave out (transformers' *Config classes).
@@ -108,7 +140,7 @@ _ROPE_THETA = {"llama": 10000.0, "mistral": 10000.0, "qwen2": 10000.0, "gemma": 
 def _field(config: Mapping[str, Any], name: str, default: Any = ...) -> Any:
     value = config.get(name, default)
     if value is ...:
-        raise ConfigError(f"config.json has no {name!r} (needed for model_type {config.get('model_type')!r})")
+        raise ConfigError("missing", field=name, model_type=config.get("model_type"))
     return value
 
 
@@ -119,10 +151,12 @@ def from_hf(config: Mapping[str, Any]) -> LLMConfig:
     whose default would be a surprise (num_key_value_heads outside Llama, Gemma's head_dim, the experts).
     """
     if not isinstance(config, Mapping):
-        raise ConfigError("config.json must hold a JSON object")
+        raise ConfigError("not_object")
+    if not isinstance(config.get("model_type", ""), str):
+        raise ConfigError("unknown_type", model_type=config["model_type"], known=", ".join(MODEL_TYPES))
     model_type = _field(config, "model_type")
     if model_type not in MODEL_TYPES:
-        raise ConfigError(f"unknown model_type {model_type!r}: use one of {', '.join(MODEL_TYPES)}")
+        raise ConfigError("unknown_type", model_type=model_type, known=", ".join(MODEL_TYPES))
     if model_type == "gpt2":
         d_model, n_heads = _field(config, "n_embd"), _field(config, "n_head")
         _check_positive("n_embd", d_model)
@@ -143,8 +177,10 @@ def from_hf(config: Mapping[str, Any]) -> LLMConfig:
     head_dim = config.get("head_dim") or (_field(config, "head_dim") if model_type == "gemma"
                                           else _head_dim(d_model, n_heads))
     rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
+    if not isinstance(rope, Mapping):
+        raise ConfigError("rope_type", rope_type=rope)
     if rope.get("rope_type", rope.get("type", "default")) != "default":
-        raise ConfigError(f"rope_type {rope.get('rope_type', rope.get('type'))!r} is not supported (only the default RoPE)")
+        raise ConfigError("rope_type", rope_type=rope.get("rope_type", rope.get("type")))
     experts = model_type == "mixtral"
     return LLMConfig(
         model_type=model_type, vocab_size=_field(config, "vocab_size"), d_model=d_model,
@@ -177,13 +213,13 @@ def preset(name: str) -> dict[str, Any]:
     from importlib.resources import files
 
     if name not in preset_names():
-        raise ConfigError(f"unknown preset {name!r}: use one of {', '.join(preset_names())}")
+        raise ConfigError("unknown_preset", name=name, known=", ".join(preset_names()))
     return json.loads(files(__package__).joinpath("configs", f"{name}.json").read_text(encoding="utf-8"))
 
 
 def _head_dim(d_model: int, n_heads: int) -> int:
     if d_model % n_heads:
-        raise ConfigError(f"hidden size {d_model} is not divisible by {n_heads} heads (and no head_dim is given)")
+        raise ConfigError("not_divisible", d_model=d_model, n_heads=n_heads)
     return d_model // n_heads
 
 
