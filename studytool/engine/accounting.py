@@ -88,6 +88,7 @@ def forward_flops(cfg: LLMConfig, batch: int = 1, seq: int = 1) -> dict[str, Any
     """Multiply-add FLOPs (2 per multiply-add) of one forward pass over B sequences of L tokens, by part.
 
     A mixture counts its router and each token's top_k experts (what a sparse implementation runs).
+    `per_token` is forward / (B L), rounded down (RoPE's table is shared by the whole batch).
     """
     tokens = batch * seq
     d, f, q_width = cfg.d_model, cfg.d_ff, cfg.n_heads * cfg.head_dim
@@ -106,12 +107,15 @@ def forward_flops(cfg: LLMConfig, batch: int = 1, seq: int = 1) -> dict[str, Any
         "mlp": mlp,
     }
     head = 2 * tokens * d * cfg.vocab_size
-    forward = cfg.n_layers * sum(layer.values()) + head
+    # RoPE's angle table: positions (L, 1) times inverse frequencies (1, d_h / 2), once per forward for all
+    # layers and sequences, as transformers computes it (a matmul the counter sees; tiny beside the rest)
+    rope = 2 * seq * (cfg.head_dim // 2) if cfg.positions == "rope" else 0
+    forward = cfg.n_layers * sum(layer.values()) + head + rope
     active = parameter_counts(cfg)["active"]
     return {
-        "forward": forward, "per_token": forward // tokens, "per_layer": layer, "head": head,
+        "forward": forward, "per_token": forward // tokens, "per_layer": layer, "head": head, "rope_angles": rope,
         "approx_2n_per_token": 2 * active,
-        "training_step": 3 * forward,  # the backward pass is two matmuls of each forward one's size
+        "training_step": 3 * (forward - rope) + rope,  # backward: two matmuls of each forward one's size (RoPE's table needs no gradient)
         "approx_6nd": 6 * active * tokens,
         "tokens": tokens,
     }

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch", reason="torch is the transformers oracle's backend (CI installs it)")
 transformers = pytest.importorskip("transformers", reason="transformers is the oracle of the LLM family (CI installs it)")
+transformers.logging.set_verbosity_error()  # small vocabularies are smaller than the configs' default token ids
 
 from studytool.engine import DecoderLM, from_hf  # noqa: E402
 
@@ -166,7 +167,7 @@ def small_configs(draw):
     if model_type == "gpt2":
         return {"model_type": "gpt2", "n_embd": heads * head_dim, "n_head": heads, "n_layer": draw(st.integers(1, 2)),
                 "n_positions": 8, "tie_word_embeddings": draw(st.booleans()), **common}
-    config = {"model_type": model_type, "hidden_size": draw(st.integers(2, 24)), "num_attention_heads": heads,
+    config = {"model_type": model_type, "hidden_size": heads * draw(st.integers(1, 8)), "num_attention_heads": heads,
               "num_key_value_heads": kv_heads, "head_dim": head_dim, "num_hidden_layers": draw(st.integers(1, 2)),
               "intermediate_size": draw(st.integers(1, 24)), "tie_word_embeddings": draw(st.booleans()), **common}
     if model_type == "llama":
