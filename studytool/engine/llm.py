@@ -144,12 +144,34 @@ def _field(config: Mapping[str, Any], name: str, default: Any = ...) -> Any:
     return value
 
 
+# LLMConfig's names -> config.json's, so that an error names the field the reader wrote
+_GPT2_NAMES = {"d_model": "n_embd", "n_layers": "n_layer", "n_heads": "n_head", "n_kv_heads": "n_head",
+               "d_ff": "n_inner", "max_positions": "n_positions", "norm_eps": "layer_norm_epsilon",
+               "tied_head": "tie_word_embeddings", "activation": "activation_function"}
+_LLAMA_NAMES = {"d_model": "hidden_size", "n_layers": "num_hidden_layers", "n_heads": "num_attention_heads",
+                "n_kv_heads": "num_key_value_heads", "d_ff": "intermediate_size", "norm_eps": "rms_norm_eps",
+                "tied_head": "tie_word_embeddings", "activation": "hidden_act", "n_experts": "num_local_experts",
+                "top_k": "num_experts_per_tok"}
+
+
 def from_hf(config: Mapping[str, Any]) -> LLMConfig:
     """An LLMConfig from a Hugging Face config.json's dict, as the Hub ships it.
 
     The sizes must be there; fields a config may omit take transformers' defaults, except the ones
     whose default would be a surprise (num_key_value_heads outside Llama, Gemma's head_dim, the experts).
+    A ConfigError names the field as config.json spells it.
     """
+    try:
+        return _from_hf(config)
+    except ConfigError as error:
+        if "field" not in error.fields:
+            raise
+        names = _GPT2_NAMES if config.get("model_type") == "gpt2" else _LLAMA_NAMES
+        field = names.get(error.fields["field"], error.fields["field"])
+        raise ConfigError(error.kind, **{**error.fields, "field": field}) from None
+
+
+def _from_hf(config: Mapping[str, Any]) -> LLMConfig:
     if not isinstance(config, Mapping):
         raise ConfigError("not_object")
     if not isinstance(config.get("model_type", ""), str):
