@@ -459,13 +459,16 @@ def llm(config_path: str | None = None, preset: str | None = None, seq: int | No
         raise StudytoolError(_("unknown dtype {dtype!r}: use one of {known}").format(dtype=dtype,
                                                                                   known=", ".join(LLM_DTYPES)))
     _check_sizes(seq=seq, batch=batch)
+    where = preset if preset is not None else config_path
     try:
         config = from_hf(bundled(preset) if preset is not None else read_model_config(config_path))
+    except ConfigError as error:
+        raise StudytoolError(f"{where}: {_config_error(error)}") from None
+    try:
         _check_sizes(**{name: value for name, value in asdict(config).items()   # the engine checked the rest
                         if isinstance(value, int) and not isinstance(value, bool) and value})
-    except ConfigError as error:
-        where = preset if preset is not None else config_path
-        raise StudytoolError(f"{where}: {_config_error(error)}") from None
+    except StudytoolError as error:
+        raise StudytoolError(f"{where}: {error}") from None
     if seq is None:
         seq = min(LLM_DEFAULT_SEQ, config.max_positions) if config.positions == "learned" else LLM_DEFAULT_SEQ
     if config.positions == "learned" and seq > config.max_positions:
