@@ -82,8 +82,8 @@ def test_the_screen_shows_parts_and_the_breakdown():
     result = runner.invoke(app, ["--lang", "en", "calc", "llm", "--preset", "gpt2"])
     assert result.exit_code == 0, result.output
     for words in ["124,439,808", "attention (q, k, v, o)", "feed-forward (MLP)", "output head (tied to the embedding)",
-                  "KV cache per token (bf16)", "forward FLOPs", "2N rule", "6ND rule", "AdamW in fp32",
-                  "activations with checkpointing", "Korthikanti"]:
+                  "KV cache per token (bf16)", "forward FLOPs", "2N rule", "6ND rule", "AdamW, fp32",
+                  "AdamW, mixed precision", "with checkpointing", "Korthikanti"]:
         assert words in result.output, words
 
 
