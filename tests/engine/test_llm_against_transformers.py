@@ -37,6 +37,9 @@ CASES = {
               "num_hidden_layers": 2, "intermediate_size": 40, "vocab_size": VOCAB, "tie_word_embeddings": True},
     "gemma-head-dim": {"model_type": "gemma", "hidden_size": 16, "num_attention_heads": 4, "num_key_value_heads": 1,
                        "head_dim": 6, "num_hidden_layers": 2, "intermediate_size": 24, "vocab_size": VOCAB},
+    "gemma-exact-gelu": {"model_type": "gemma", "hidden_size": 16, "num_attention_heads": 2, "num_key_value_heads": 2,
+                         "head_dim": 8, "num_hidden_layers": 1, "intermediate_size": 24, "vocab_size": VOCAB,
+                         "hidden_act": "gelu"},  # gemma-2b's config.json says "gelu", which transformers 5 takes as erf GELU
     "mixtral": {"model_type": "mixtral", "hidden_size": 16, "num_attention_heads": 4, "num_key_value_heads": 2,
                 "num_hidden_layers": 2, "intermediate_size": 24, "vocab_size": VOCAB, "num_local_experts": 4,
                 "num_experts_per_tok": 2},
