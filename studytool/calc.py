@@ -477,7 +477,7 @@ def llm(config_path: str | None = None, preset: str | None = None, seq: int | No
     training = training_memory(config, batch, seq)
     return {
         "model": preset if preset is not None else str(config_path),
-        "config": asdict(config),
+        "config": {**asdict(config), "norm": config.norm, "mlp": config.mlp, "positions": config.positions},
         "batch": batch, "seq": seq, "dtype": dtype,
         "parameters": parameter_counts(config),
         "kv_cache": kv_cache(config, batch, seq, dtype),
