@@ -120,3 +120,32 @@ def test_a_config_can_be_built_directly():
     config = LLMConfig("llama", vocab_size=10, d_model=8, n_layers=1, n_heads=2, n_kv_heads=1, head_dim=4, d_ff=16)
     assert config.groups == 2
     assert DecoderLM(config, dtype=np.float32)(np.array([[1, 2, 3]])).dtype == np.float32
+
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-3, 10**6) | st.floats(allow_nan=False)
+                           | st.text(max_size=5), lambda inner: st.lists(inner, max_size=3)
+                           | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=5)
+FIELDS = ["model_type", "vocab_size", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
+          "num_hidden_layers", "intermediate_size", "hidden_act", "rms_norm_eps", "rope_theta", "rope_scaling",
+          "rope_parameters", "tie_word_embeddings", "attention_bias", "mlp_bias", "sliding_window",
+          "num_local_experts", "num_experts_per_tok", "n_embd", "n_head", "n_layer", "n_positions", "n_inner",
+          "activation_function", "layer_norm_epsilon"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["gpt2", "llama", "mistral", "qwen2", "gemma", "mixtral"]),
+       st.dictionaries(st.sampled_from(FIELDS), JSON_VALUES, max_size=8))
+def test_any_json_is_a_config_or_one_config_error(model_type, changes):
+    """Whatever a config.json holds, from_hf gives a config whose accounting works, or a ConfigError."""
+    from studytool.engine import forward_flops, kv_cache, parameter_counts, training_memory
+
+    base = preset("gpt2") if model_type == "gpt2" else {**LLAMA, "model_type": model_type, "head_dim": 4,
+                                                          "num_local_experts": 4, "num_experts_per_tok": 2}
+    try:
+        config = from_hf({**base, **changes})
+    except ConfigError as error:
+        assert "\n" not in str(error)
+        return
+    assert parameter_counts(config)["total"] > 0
+    assert forward_flops(config, 2, 3)["forward"] > 0
+    assert kv_cache(config, 2, 3)["bytes"] > 0 and training_memory(config, 2, 3)["adamw_fp32"]["total"] > 0
