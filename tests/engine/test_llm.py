@@ -149,3 +149,13 @@ def test_any_json_is_a_config_or_one_config_error(model_type, changes):
     assert parameter_counts(config)["total"] > 0
     assert forward_flops(config, 2, 3)["forward"] > 0
     assert kv_cache(config, 2, 3)["bytes"] > 0 and training_memory(config, 2, 3)["adamw_fp32"]["total"] > 0
+
+
+@pytest.mark.parametrize("name", ["gpt2", "llama-3-8b", "mixtral-8x7b", "qwen2-0.5b", "gemma-2b"])
+def test_the_engine_builds_full_size_presets_shape_only(name):
+    """On the meta device (MetaArray, no memory) a preset's model has the shapes transformers' has: its
+    parameter count is the published one (checked against transformers in test_accounting.py)."""
+    from studytool.engine import parameter_counts
+
+    config = from_hf(preset(name))
+    assert DecoderLM(config, device="meta").num_params() == parameter_counts(config)["total"]
