@@ -727,4 +727,5 @@ ZH: dict[str, str] = {
     "AdamW, mixed precision (2+2+4+8 B)": "AdamW，混合精度（2+2+4+8 字节）",
     "with checkpointing": "用检查点（重计算）时",
     "A mixture's FLOPs count the router and each token's top-k experts.": "混合专家模型的 FLOPs 计入路由器和每个词元的前 k 个专家。",
+    "(a window of {n} tokens)": "（滑动窗口只保留 {n} 个词元）",
 }

@@ -154,3 +154,9 @@ def test_a_huge_file_is_refused_before_parsing(tmp_path):
 def test_errors_speak_chinese(tmp_path):
     path = write(tmp_path, '{"model_type": "llama", "hidden_size": 8}')
     assert "缺少字段 'num_attention_heads'" in one_line_error("--config", path, lang="zh")
+
+
+def test_a_sliding_window_caps_the_cache_on_screen():
+    result = runner.invoke(app, ["--lang", "en", "calc", "llm", "--preset", "mistral-7b", "--seq", "32768"])
+    assert result.exit_code == 0, result.output
+    assert "(a window of 4096 tokens)" in result.output and "536,870,912 B" in result.output  # 128 KiB x 4096

@@ -75,12 +75,15 @@ def parameter_counts(cfg: LLMConfig) -> dict[str, Any]:
 def kv_cache(cfg: LLMConfig, batch: int = 1, seq: int = 1, dtype: str = "bf16") -> dict[str, Any]:
     """Bytes of the keys and values a decoder keeps: 2 (K, V) * layers * H_kv * d_h per token.
 
-    Grouped-query attention shrinks it by H / H_kv against multi-head attention of the same width.
+    Grouped-query attention shrinks it by H / H_kv against multi-head attention of the same width. With a
+    sliding window W (Mistral) the cache is a rolling buffer of min(L, W) tokens, as the Mistral 7B paper
+    (Jiang et al. 2023, §2) sizes it; transformers keeps W - 1 between steps, the new token bringing its own.
     """
     width = DTYPE_BYTES[dtype]
     per_token = 2 * cfg.n_layers * cfg.n_kv_heads * cfg.head_dim * width
-    return {"dtype": dtype, "bytes_per_value": width, "bytes_per_token": per_token, "bytes": per_token * batch * seq,
-            "batch": batch, "seq": seq,
+    kept = seq if cfg.sliding_window is None else min(seq, cfg.sliding_window)
+    return {"dtype": dtype, "bytes_per_value": width, "bytes_per_token": per_token, "bytes": per_token * batch * kept,
+            "batch": batch, "seq": seq, "tokens_kept": kept,
             "multi_head_bytes_per_token": 2 * cfg.n_layers * cfg.n_heads * cfg.head_dim * width}
 
 

@@ -60,6 +60,14 @@ def test_kv_cache_of_llama_3_8b_by_hand():
     assert cache["multi_head_bytes_per_token"] == 4 * 131072
 
 
+def test_mistral_s_rolling_buffer_holds_the_window():
+    """Mistral 7B's window W = 4096: 32k tokens cache 4096 (the paper's 8x saving at 32k); shorter ones all."""
+    config = from_hf(preset("mistral-7b"))
+    per_token = 2 * 32 * 8 * 128 * 2
+    assert kv_cache(config, 1, 32768)["bytes"] == per_token * 4096
+    assert kv_cache(config, 1, 1000)["bytes"] == per_token * 1000
+
+
 @pytest.mark.parametrize(("dtype", "width"), [("fp32", 4), ("bf16", 2), ("fp16", 2), ("int8", 1)])
 def test_kv_cache_scales_with_the_dtype(dtype, width):
     assert kv_cache(from_hf(preset("gpt2")), 1, 1, dtype)["bytes_per_token"] == 2 * 12 * 768 * width
@@ -213,7 +221,7 @@ def test_training_step_is_forward_and_backward_as_counted(oracle):
     assert forward_flops(from_hf(config), 3, 9)["training_step"] == counter.get_total_flops()
 
 
-@pytest.mark.parametrize("name", ["gpt2", "llama-3-8b", "qwen2-0.5b", "gemma-2b", "mixtral-8x7b"])
+@pytest.mark.parametrize("name", ["gpt2", "llama-3-8b", "mistral-7b", "qwen2-0.5b", "gemma-2b", "mixtral-8x7b"])
 def test_kv_cache_equals_what_transformers_caches(oracle, name):
     """A scaled-down model of the preset's kind (its heads and KV heads, smaller sizes) run in bfloat16:
     the bytes in transformers' cache after L tokens are bytes_per_token x B x L."""
@@ -228,7 +236,7 @@ def test_kv_cache_equals_what_transformers_caches(oracle, name):
     fields = {key: value for key, value in small.items() if key != "model_type"}
     model = transformers.AutoModelForCausalLM.from_config(
         transformers.AutoConfig.for_model(small["model_type"], **fields), dtype=torch.bfloat16)
-    batch, seq = 2, 5
+    batch, seq = 2, 5  # shorter than Mistral's window: every token is kept
     with torch.no_grad():
         cache = model(torch.zeros((batch, seq), dtype=torch.long), use_cache=True).past_key_values
     held = sum(layer.keys.nbytes + layer.values.nbytes for layer in cache.layers)

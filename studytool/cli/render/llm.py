@@ -71,7 +71,9 @@ def render_llm(r: dict[str, Any], console: Console) -> None:
     if kv["multi_head_bytes_per_token"] != kv["bytes_per_token"]:
         rows.append(("  " + _("with multi-head attention"), _bytes(kv["multi_head_bytes_per_token"])))
     rows += [
-        (_("KV cache, {sizes}").format(sizes=sizes), _bytes(kv["bytes"])),
+        (_("KV cache, {sizes}").format(sizes=sizes) + ("" if kv["tokens_kept"] == r["seq"] else
+                                                         " " + _("(a window of {n} tokens)").format(n=kv["tokens_kept"])),
+         _bytes(kv["bytes"])),
         (_("forward FLOPs, {sizes}").format(sizes=sizes), _flops(flops["forward"])),
         ("  " + _("per token"), _flops(flops["per_token"])),
         ("  " + _("2N rule, per token"), _flops(flops["approx_2n_per_token"])),
