@@ -109,7 +109,8 @@ class LLMConfig:
             raise ConfigError("odd_head_dim", head_dim=self.head_dim)
         if self.n_experts:
             _check_positive("n_experts", self.n_experts)
-            if not 1 <= self.top_k <= self.n_experts:
+            _check_positive("top_k", self.top_k)
+            if self.top_k > self.n_experts:
                 raise ConfigError("top_k", n_experts=self.n_experts, top_k=self.top_k)
 
     # The style follows from the model type: GPT-2, or Llama and its descendants.
@@ -214,15 +215,18 @@ def _from_hf(config: Mapping[str, Any]) -> LLMConfig:
         _check_positive("n_head", n_heads)
         return LLMConfig(
             model_type="gpt2", vocab_size=_field(config, "vocab_size"), d_model=d_model,
-            n_layers=_field(config, "n_layer"), n_heads=n_heads, n_kv_heads=n_heads, head_dim=_head_dim(d_model, n_heads),
-            d_ff=config.get("n_inner") or 4 * d_model, activation=config.get("activation_function", "gelu_new"),
-            max_positions=_field(config, "n_positions"), tied_head=config.get("tie_word_embeddings", True), norm_eps=config.get("layer_norm_epsilon", 1e-5),
+            n_layers=_field(config, "n_layer"), n_heads=n_heads, n_kv_heads=n_heads,
+            head_dim=_head_dim(d_model, n_heads), d_ff=config.get("n_inner") or 4 * d_model,
+            activation=config.get("activation_function", "gelu_new"), max_positions=_field(config, "n_positions"),
+            tied_head=config.get("tie_word_embeddings", True), norm_eps=config.get("layer_norm_epsilon", 1e-5),
         )
     d_model, n_heads = _field(config, "hidden_size"), _field(config, "num_attention_heads")
     _check_positive("hidden_size", d_model)
     _check_positive("num_attention_heads", n_heads)
-    kv_default = n_heads if model_type == "llama" else ...
-    n_kv_heads = config.get("num_key_value_heads") or _field(config, "num_key_value_heads", kv_default)
+    n_kv_heads = config.get("num_key_value_heads")
+    if n_kv_heads is None and model_type != "llama":  # Llama's default (null too) is MHA; the others' is a number
+        raise ConfigError("missing", field="num_key_value_heads", model_type=model_type)
+    n_kv_heads = n_heads if n_kv_heads is None else n_kv_heads
     head_dim = config.get("head_dim") or (_field(config, "head_dim") if model_type == "gemma"
                                           else _head_dim(d_model, n_heads))
     rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
@@ -236,13 +240,14 @@ def _from_hf(config: Mapping[str, Any]) -> LLMConfig:
         n_layers=_field(config, "num_hidden_layers"), n_heads=n_heads, n_kv_heads=n_kv_heads, head_dim=head_dim,
         d_ff=_field(config, "intermediate_size"),
         activation=config.get("hidden_act") or ("gelu_pytorch_tanh" if model_type == "gemma" else "silu"),
-        attention_bias=model_type in ("llama", "gemma") and bool(config.get("attention_bias", False)),
-        mlp_bias=model_type == "llama" and bool(config.get("mlp_bias", False)),
+        attention_bias=config.get("attention_bias", False) if model_type in ("llama", "gemma") else False,
+        mlp_bias=config.get("mlp_bias", False) if model_type == "llama" else False,
         tied_head=config.get("tie_word_embeddings", model_type == "gemma"),
         n_experts=_field(config, "num_local_experts") if experts else 0,
         top_k=_field(config, "num_experts_per_tok") if experts else 0,
         norm_eps=config.get("rms_norm_eps", _RMS_EPS[model_type]),
         rope_theta=rope.get("rope_theta", config.get("rope_theta", _ROPE_THETA[model_type])),
+        # Qwen2 declares a window too, but uses it only with use_sliding_window (off in its released configs)
         sliding_window=config.get("sliding_window") if model_type in ("mistral", "mixtral") else None,
     )
 

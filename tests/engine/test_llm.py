@@ -31,6 +31,7 @@ def test_kv_heads_are_required_where_transformers_default_is_a_surprise(model_ty
 def test_llama_without_kv_heads_is_multi_head():
     config = {key: value for key, value in LLAMA.items() if key != "num_key_value_heads"}
     assert from_hf(config).n_kv_heads == 4
+    assert from_hf({**LLAMA, "num_key_value_heads": None}).n_kv_heads == 4  # transformers: None -> MHA
 
 
 @pytest.mark.parametrize(("config", "message"), [
@@ -43,10 +44,13 @@ def test_llama_without_kv_heads_is_multi_head():
     ({**LLAMA, "hidden_act": "relu6"}, "unknown activation"),
     ({**LLAMA, "rms_norm_eps": "small"}, "rms_norm_eps must be a number"),
     ({**LLAMA, "tie_word_embeddings": "yes"}, "tie_word_embeddings must be true or false"),
+    ({**LLAMA, "attention_bias": 1}, "attention_bias must be true or false"),
     ({"model_type": "gpt2", "n_embd": 8, "n_head": 2, "n_layer": 1, "n_positions": -1, "vocab_size": 5},
      "n_positions must be a positive integer"),
     ({**LLAMA, "rope_scaling": {"rope_type": "llama3", "factor": 8.0}}, "rope_type 'llama3'"),
     ({**LLAMA, "model_type": "mixtral", "num_local_experts": 2, "num_experts_per_tok": 3}, "num_experts_per_tok"),
+    ({**LLAMA, "model_type": "mixtral", "num_local_experts": 2, "num_experts_per_tok": None},
+     "num_experts_per_tok must be a positive integer, got None"),  # was a TypeError (found by the fuzz test below)
     ({**LLAMA, "hidden_size": 18}, "not divisible"),
     ([1, 2], "JSON object"),
 ])
