@@ -698,7 +698,7 @@ ZH: dict[str, str] = {
     "{path}: cannot read the file: {reason}": "{path}：无法读取文件：{reason}",
     "{path}: not valid JSON: {reason}": "{path}：不是合法的 JSON：{reason}",
     "per layer": "每层",
-    "all layers": "所有层",
+    "parameters": "参数量",
     "share": "占比",
     "feed-forward (MLP)": "前馈网络（MLP）",
     "final norm": "最终归一化",

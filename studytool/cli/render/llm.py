@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from studytool.files import printable
 from studytool.i18n import _
 
 
@@ -27,14 +28,15 @@ def _share(part: int, total: int) -> str:
     return f"{100 * part / total:.1f}%"
 
 
-def _title(r: dict[str, Any]) -> str:
+def _title(r: dict[str, Any]) -> Text:
+    """The model (a preset or the file's path, shown as plain text) and its sizes."""
     c = r["config"]
-    facts = [f"{r['model']} ({c['model_type']})", f"d_model = {c['d_model']}", f"N = {c['n_layers']}",
+    facts = [f"{printable(r['model'], name=True)} ({c['model_type']})", f"d_model = {c['d_model']}", f"N = {c['n_layers']}",
              f"h = {c['n_heads']}", f"h_kv = {c['n_kv_heads']}", f"d_head = {c['head_dim']}", f"d_ff = {c['d_ff']}",
              f"V = {c['vocab_size']}"]
     if c["n_experts"]:
         facts.append(_("{e} experts, top {k}").format(e=c["n_experts"], k=c["top_k"]))
-    return ", ".join(facts)
+    return Text(", ".join(facts))
 
 
 def _parts_table(r: dict[str, Any]) -> Table:
@@ -43,7 +45,7 @@ def _parts_table(r: dict[str, Any]) -> Table:
     table = Table(title=_title(r), title_justify="left")
     table.add_column(_("part"))
     table.add_column(_("per layer"), justify="right")
-    table.add_column(_("all layers"), justify="right", style="green")
+    table.add_column(_("parameters"), justify="right", style="green")
     table.add_column(_("share"), justify="right")
     table.add_row(_("embedding (tokens + positions)") if c["positions"] == "learned" else _("embedding"),
                   "", f"{p['embedding']:,}", _share(p["embedding"], total))
