@@ -394,8 +394,29 @@ LLM_CONFIG_MAX_BYTES = 1 << 20   # a Hub config.json is a few kB; more is not on
 LLM_DEFAULT_SEQ = 2048
 
 
+class _Shown:
+    """A value from the user's file as a one-line error shows it: at most 60 characters, controls escaped."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @staticmethod
+    def _cut(text: str) -> str:
+        from studytool.files import printable
+
+        text = printable(text, name=True)
+        return text if len(text) <= 60 else text[:59] + "…"
+
+    def __repr__(self) -> str:
+        return self._cut(repr(self.value))
+
+    def __format__(self, spec: str) -> str:
+        return self._cut(str(self.value))
+
+
 def _config_error(error: Any) -> str:
     """An engine ConfigError in the interface language."""
+    fields = {key: _Shown(value) for key, value in error.fields.items()}
     return {
         "not_object": _("config.json must hold a JSON object"),
         "missing": _("config.json has no {field!r} (needed for model_type {model_type!r})"),
@@ -410,7 +431,7 @@ def _config_error(error: Any) -> str:
         "top_k": _("num_experts_per_tok must be from 1 to num_local_experts={n_experts}, got {top_k}"),
         "rope_type": _("rope_type {rope_type!r} is not supported (only the default RoPE)"),
         "unknown_preset": _("unknown preset {name!r}: use one of {known}"),
-    }[error.kind].format(**error.fields)
+    }[error.kind].format(**fields)
 
 
 def read_model_config(path: str) -> dict[str, Any]:
@@ -452,6 +473,7 @@ def llm(config_path: str | None = None, preset: str | None = None, seq: int | No
     from studytool.engine import ConfigError, forward_flops, from_hf, kv_cache, parameter_counts, training_memory
     from studytool.engine.accounting import inference_memory
     from studytool.engine.llm import preset as bundled
+    from studytool.files import printable
 
     if (config_path is None) == (preset is None):
         raise StudytoolError(_("give one of --config PATH or --preset NAME"))
@@ -459,7 +481,7 @@ def llm(config_path: str | None = None, preset: str | None = None, seq: int | No
         raise StudytoolError(_("unknown dtype {dtype!r}: use one of {known}").format(dtype=dtype,
                                                                                   known=", ".join(LLM_DTYPES)))
     _check_sizes(seq=seq, batch=batch)
-    where = preset if preset is not None else config_path
+    where = _Shown(preset) if preset is not None else printable(str(config_path), name=True)
     try:
         config = from_hf(bundled(preset) if preset is not None else read_model_config(config_path))
     except ConfigError as error:

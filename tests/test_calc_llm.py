@@ -121,11 +121,15 @@ def write(tmp_path, text: str | bytes):
      "hidden_size must be a positive integer, got inf"),
     (json.dumps(preset("llama-3-8b") | {"vocab_size": 10**30}), "is too large"),
     (json.dumps(preset("llama-3-8b") | {"num_key_value_heads": 5}), "not a multiple of num_key_value_heads=5"),
+    (json.dumps(preset("llama-3-8b") | {"hidden_size": list(range(100_000))}),
+     "hidden_size must be a positive integer, got [0, 1, 2,"),
+    (json.dumps(preset("gpt2") | {"model_type": "gpt\u001b[31m" + "x" * 1000}), "unknown model_type 'gpt\\x1b[31mxxx"),
 ])
 def test_bad_config_files_are_one_line(tmp_path, content, words):
     path = write(tmp_path, content)
     line = one_line_error("--config", path)
     assert words in line and path in line
+    assert len(line) < 300 and "\x1b" not in line  # a value from the file is cut short, its controls escaped
 
 
 @pytest.mark.parametrize(("args", "words"), [
