@@ -5,9 +5,11 @@ functional.py the maths as plain functions; config.py ModuleConfig and parameter
 modules.py the Module base, Linear, LayerNorm, Embedding, FeedForward; attention.py multi-head
 attention; transformer.py the layers, stacks and nn.Transformer; modern.py RMSNorm and SwiGLU;
 decoding.py the KV cache; params.py closed-form counts; tracing.py + shapes.py trace_shapes;
-meta.py the shape-only MetaArray.
+meta.py the shape-only MetaArray; llm.py the decoder-only LLM family (LLMConfig, from_hf, DecoderLM) and
+accounting.py its closed-form costs; configs/ real Hub config.json files.
 """
 
+from .accounting import forward_flops, kv_cache, parameter_counts, training_memory
 from .attention import MultiHeadAttention
 from .config import ModuleConfig
 from .functional import (
@@ -26,6 +28,7 @@ from .functional import (
     softmax,
 )
 from .decoding import KVCache, LayerCache, MemoryCache, kv_cache_bytes
+from .llm import ConfigError, DecoderLM, LLMConfig, from_hf
 from .meta import MetaArray
 from .modules import Embedding, FeedForward, LayerNorm, Linear, Module
 from .modern import RMSNorm, SwiGLUFeedForward
@@ -36,6 +39,9 @@ from .transformer import Decoder, DecoderLayer, Encoder, EncoderLayer, Transform
 
 __all__ = [
     "PARTS",
+    "ConfigError",
+    "DecoderLM",
+    "LLMConfig",
     "Decoder",
     "DecoderLayer",
     "Embedding",
@@ -59,10 +65,14 @@ __all__ = [
     "batch_norm",
     "causal_mask",
     "count_params",
+    "forward_flops",
+    "from_hf",
+    "kv_cache",
     "kv_cache_bytes",
     "layer_norm",
     "linear",
     "padding_mask",
+    "parameter_counts",
     "positional_encoding",
     "relu",
     "rms_norm",
@@ -71,4 +81,5 @@ __all__ = [
     "silu",
     "softmax",
     "trace_shapes",
+    "training_memory",
 ]
