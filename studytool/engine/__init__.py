@@ -5,7 +5,8 @@ functional.py the maths as plain functions; config.py ModuleConfig and parameter
 modules.py the Module base, Linear, LayerNorm, Embedding, FeedForward; attention.py multi-head
 attention; transformer.py the layers, stacks and nn.Transformer; modern.py RMSNorm and SwiGLU;
 decoding.py the KV cache; params.py closed-form counts; tracing.py + shapes.py trace_shapes;
-meta.py the shape-only MetaArray.
+meta.py the shape-only MetaArray. flash.py online-softmax (FlashAttention) attention over key blocks;
+sampling.py temperature, top-k and top-p; bpe.py BPE training and encoding.
 """
 
 from .attention import MultiHeadAttention
@@ -26,6 +27,9 @@ from .functional import (
     softmax,
 )
 from .decoding import KVCache, LayerCache, MemoryCache, kv_cache_bytes
+from .bpe import BPEMerge, encode_bpe, train_bpe
+from .flash import SoftmaxStats, block_stats, merge_stats, online_softmax_attention, stats_output
+from .sampling import SamplingDistribution, sampling_distribution
 from .meta import MetaArray
 from .modules import Embedding, FeedForward, LayerNorm, Linear, Module
 from .modern import RMSNorm, SwiGLUFeedForward
@@ -36,6 +40,7 @@ from .transformer import Decoder, DecoderLayer, Encoder, EncoderLayer, Transform
 
 __all__ = [
     "PARTS",
+    "BPEMerge",
     "Decoder",
     "DecoderLayer",
     "Embedding",
@@ -52,23 +57,32 @@ __all__ = [
     "ModuleConfig",
     "MultiHeadAttention",
     "RMSNorm",
+    "SamplingDistribution",
     "ShapeStep",
+    "SoftmaxStats",
     "SwiGLUFeedForward",
     "Transformer",
     "attention_scores",
     "batch_norm",
+    "block_stats",
     "causal_mask",
     "count_params",
+    "encode_bpe",
     "kv_cache_bytes",
     "layer_norm",
     "linear",
+    "merge_stats",
+    "online_softmax_attention",
     "padding_mask",
     "positional_encoding",
     "relu",
     "rms_norm",
     "rotary_embedding",
+    "sampling_distribution",
     "scaled_dot_product_attention",
     "silu",
     "softmax",
+    "stats_output",
     "trace_shapes",
+    "train_bpe",
 ]
