@@ -141,3 +141,16 @@ def calc_shapes(
     from studytool.cli.render.calc import render_shapes
 
     _show(calc.shapes(batch, seq, d_model, heads, vocab, d_ff, tgt_seq), as_json, partial(render_shapes, tree=tree))
+
+
+@app.command("bpe")
+def calc_bpe(
+    text: Optional[list[str]] = typer.Argument(None, metavar="TEXT...", help="The corpus: words separated by spaces."),
+    merges: int = typer.Option(10, "--merges", metavar="K", help="How many merges to learn."),
+    as_json: Json = False,
+) -> None:
+    """BPE on your text, as CS336 trains it (on characters): each merge with its count, then the tokens."""
+    from studytool import calc
+    from studytool.cli.render.calc import render_bpe
+
+    _show(calc.bpe(text or [], merges), as_json, render_bpe)
