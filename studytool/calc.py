@@ -507,3 +507,37 @@ def llm(config_path: str | None = None, preset: str | None = None, seq: int | No
         "memory": {"inference": inference_memory(config, batch, seq, dtype),
                    **{key: training[key] for key in ("adamw_fp32", "adamw_mixed", "activations")}},
     }
+
+
+BPE_MAX_CHARS = 10_000   # the trainer recounts the words that hold each merged pair: a page of text stays instant
+BPE_MAX_MERGES = 1_000   # every merge is printed, a line each
+
+
+def bpe(text: Sequence[str], merges: int = 10) -> dict[str, Any]:
+    """BPE trained on the typed text (CS336's rules, on characters: see engine/bpe.py), then the text encoded.
+
+    The words of every argument form the corpus; each merge comes with how often its pair occurred.
+    """
+    import unicodedata
+
+    from studytool.engine import encode_bpe, train_bpe
+
+    corpus = " ".join(text)
+    if not corpus.split():
+        raise StudytoolError(_("empty text: give some words, e.g. low low lower newest"))
+    if len(corpus) > BPE_MAX_CHARS:
+        raise StudytoolError(_("at most {n} characters of text, please (calc prints every merge)").format(
+            n=f"{BPE_MAX_CHARS:,}"))
+    if any(unicodedata.category(c) == "Cc" and not c.isspace() for c in corpus):  # tokens are printed as they are
+        raise StudytoolError(_("the text holds a control character: give words of printable characters"))
+    if not 0 <= merges <= BPE_MAX_MERGES:
+        raise StudytoolError(_("--merges must be from 0 to {most}, got {merges}").format(
+            most=BPE_MAX_MERGES, merges=merges))
+    learned = train_bpe(corpus, merges)
+    pairs = [merge.pair for merge in learned]
+    return {
+        "text": corpus,
+        "merges": [list(pair) for pair in pairs],
+        "counts": [merge.count for merge in learned],
+        "tokens": encode_bpe(corpus, pairs),
+    }

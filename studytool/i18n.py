@@ -756,4 +756,13 @@ ZH: dict[str, str] = {
     "with checkpointing": "用检查点（重计算）时",
     "A mixture's FLOPs count the router and each token's top-k experts.": "混合专家模型的 FLOPs 计入路由器和每个词元的前 k 个专家。",
     "(a window of {n} tokens)": "（滑动窗口只保留 {n} 个词元）",
+    # calc bpe
+    "empty text: give some words, e.g. low low lower newest": "文本为空：请给出一些单词，例如 low low lower newest",
+    "at most {n} characters of text, please (calc prints every merge)": "文本最多 {n} 个字符（calc 会打印每一次合并）",
+    "the text holds a control character: give words of printable characters": "文本含有控制字符：请只用可打印字符组成单词",
+    "--merges must be from 0 to {most}, got {merges}": "--merges 须在 0 到 {most} 之间，收到的是 {merges}",
+    "merge": "合并",
+    "count": "次数",
+    "no merges: every word is a single character, or --merges is 0": "没有合并：每个单词都只剩一个字符，或 --merges 为 0",
+    "{n} tokens:": "{n} 个词元：",
 }

@@ -162,3 +162,16 @@ def calc_llm(
     from studytool.cli.render.llm import render_llm
 
     _show(calc.llm(config, preset, seq=seq, batch=batch, dtype=dtype), as_json, render_llm)
+
+
+@app.command("bpe")
+def calc_bpe(
+    text: Optional[list[str]] = typer.Argument(None, metavar="TEXT...", help="The corpus: words separated by spaces."),
+    merges: int = typer.Option(10, "--merges", metavar="K", help="How many merges to learn."),
+    as_json: Json = False,
+) -> None:
+    """BPE on your text, as CS336 trains it (on characters): each merge with its count, then the tokens."""
+    from studytool import calc
+    from studytool.cli.render.calc import render_bpe
+
+    _show(calc.bpe(text or [], merges), as_json, render_bpe)
