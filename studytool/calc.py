@@ -387,3 +387,132 @@ def shapes(
         "d_model": d_model, "heads": heads, "d_ff": d_ff, "vocab": vocab,
         "steps": [{"name": s.name, "shape": list(s.shape), "part": s.part} for s in steps],
     }
+
+
+LLM_DTYPES = ("fp32", "bf16", "fp16", "int8")
+LLM_CONFIG_MAX_BYTES = 1 << 20   # a Hub config.json is a few kB; more is not one
+LLM_DEFAULT_SEQ = 2048
+
+
+def _config_error(error: Any) -> str:
+    """An engine ConfigError in the interface language."""
+    return {
+        "not_object": _("config.json must hold a JSON object"),
+        "missing": _("config.json has no {field!r} (needed for model_type {model_type!r})"),
+        "unknown_type": _("unknown model_type {model_type!r}: use one of {known}"),
+        "not_positive": _("{field} must be a positive integer, got {value!r}"),
+        "not_number": _("{field} must be a number, got {value!r}"),
+        "not_bool": _("{field} must be true or false, got {value!r}"),
+        "kv_heads": _("num_attention_heads={n_heads} is not a multiple of num_key_value_heads={n_kv_heads}"),
+        "not_divisible": _("hidden size {d_model} is not divisible by {n_heads} heads (and no head_dim is given)"),
+        "odd_head_dim": _("RoPE needs an even head_dim, got {head_dim}"),
+        "activation": _("unknown activation {activation!r}: use one of {known}"),
+        "top_k": _("num_experts_per_tok must be from 1 to num_local_experts={n_experts}, got {top_k}"),
+        "rope_type": _("rope_type {rope_type!r} is not supported (only the default RoPE)"),
+        "unknown_preset": _("unknown preset {name!r}: use one of {known}"),
+    }[error.kind].format(**error.fields)
+
+
+def read_model_config(path: str) -> dict[str, Any]:
+    """A Hugging Face config.json from disk: a regular UTF-8 file of one JSON object, at most 1 MiB."""
+    import json
+
+    from studytool.files import NotRegular, printable, read_regular
+
+    name = printable(str(path), name=True)
+    try:
+        data = read_regular(path, LLM_CONFIG_MAX_BYTES)
+    except NotRegular as error:
+        raise StudytoolError(_("{path}: not a config file: {kind}").format(path=name, kind=error.strerror)) from None
+    except OSError as error:
+        raise StudytoolError(_("{path}: cannot read the file: {reason}").format(
+            path=name, reason=error.strerror or error)) from None
+    if len(data) > LLM_CONFIG_MAX_BYTES:
+        raise StudytoolError(_("{path}: larger than 1 MiB, not a config.json").format(path=name))
+
+    def no_constant(word: str) -> None:
+        raise ValueError(f"{word} is not JSON")
+
+    try:
+        return json.loads(data.decode("utf-8-sig"), parse_constant=no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise StudytoolError(_("{path}: not valid JSON: {reason}").format(
+            path=name, reason=printable(str(error), name=True)[:200])) from None
+
+
+def llm(config_path: str | None = None, preset: str | None = None, seq: int | None = None, batch: int = 1,
+        dtype: str = "bf16") -> dict[str, Any]:
+    """What a decoder-only model costs: parameters, KV cache, forward FLOPs and memory, from its config.json.
+
+    One of `config_path` (a Hub config.json) or `preset` (a bundled one); `seq` defaults to 2048, or to a
+    GPT-2's learned positions when it has fewer.
+    """
+    from dataclasses import asdict
+
+    from studytool.engine import ConfigError, forward_flops, from_hf, kv_cache, parameter_counts, training_memory
+    from studytool.engine.accounting import inference_memory
+    from studytool.engine.llm import preset as bundled
+
+    if (config_path is None) == (preset is None):
+        raise StudytoolError(_("give one of --config PATH or --preset NAME"))
+    if dtype not in LLM_DTYPES:
+        raise StudytoolError(_("unknown dtype {dtype!r}: use one of {known}").format(dtype=dtype,
+                                                                                  known=", ".join(LLM_DTYPES)))
+    _check_sizes(seq=seq, batch=batch)
+    try:
+        config = from_hf(bundled(preset) if preset is not None else read_model_config(config_path))
+        _check_sizes(**{name: value for name, value in asdict(config).items()   # the engine checked the rest
+                        if isinstance(value, int) and not isinstance(value, bool) and value})
+    except ConfigError as error:
+        where = preset if preset is not None else config_path
+        raise StudytoolError(f"{where}: {_config_error(error)}") from None
+    if seq is None:
+        seq = min(LLM_DEFAULT_SEQ, config.max_positions) if config.positions == "learned" else LLM_DEFAULT_SEQ
+    if config.positions == "learned" and seq > config.max_positions:
+        raise StudytoolError(_("--seq {seq} is longer than this model's {n} learned positions").format(
+            seq=seq, n=config.max_positions))
+    training = training_memory(config, batch, seq)
+    return {
+        "model": preset if preset is not None else str(config_path),
+        "config": asdict(config),
+        "batch": batch, "seq": seq, "dtype": dtype,
+        "parameters": parameter_counts(config),
+        "kv_cache": kv_cache(config, batch, seq, dtype),
+        "flops": forward_flops(config, batch, seq),
+        "memory": {"inference": inference_memory(config, batch, seq, dtype),
+                   **{key: training[key] for key in ("adamw_fp32", "adamw_mixed", "activations")}},
+    }
+
+
+BPE_MAX_CHARS = 10_000   # the trainer recounts the words that hold each merged pair: a page of text stays instant
+BPE_MAX_MERGES = 1_000   # every merge is printed, a line each
+
+
+def bpe(text: Sequence[str], merges: int = 10) -> dict[str, Any]:
+    """BPE trained on the typed text (CS336's rules, on characters: see engine/bpe.py), then the text encoded.
+
+    The words of every argument form the corpus; each merge comes with how often its pair occurred.
+    """
+    import unicodedata
+
+    from studytool.engine import encode_bpe, train_bpe
+
+    corpus = " ".join(text)
+    if not corpus.split():
+        raise StudytoolError(_("empty text: give some words, e.g. low low lower newest"))
+    if len(corpus) > BPE_MAX_CHARS:
+        raise StudytoolError(_("at most {n} characters of text, please (calc prints every merge)").format(
+            n=f"{BPE_MAX_CHARS:,}"))
+    if any(unicodedata.category(c) == "Cc" and not c.isspace() for c in corpus):  # tokens are printed as they are
+        raise StudytoolError(_("the text holds a control character: give words of printable characters"))
+    if not 0 <= merges <= BPE_MAX_MERGES:
+        raise StudytoolError(_("--merges must be from 0 to {most}, got {merges}").format(
+            most=BPE_MAX_MERGES, merges=merges))
+    learned = train_bpe(corpus, merges)
+    pairs = [merge.pair for merge in learned]
+    return {
+        "text": corpus,
+        "merges": [list(pair) for pair in pairs],
+        "counts": [merge.count for merge in learned],
+        "tokens": encode_bpe(corpus, pairs),
+    }

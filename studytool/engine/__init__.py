@@ -5,9 +5,12 @@ functional.py the maths as plain functions; config.py ModuleConfig and parameter
 modules.py the Module base, Linear, LayerNorm, Embedding, FeedForward; attention.py multi-head
 attention; transformer.py the layers, stacks and nn.Transformer; modern.py RMSNorm and SwiGLU;
 decoding.py the KV cache; params.py closed-form counts; tracing.py + shapes.py trace_shapes;
-meta.py the shape-only MetaArray.
+meta.py the shape-only MetaArray; llm.py the decoder-only LLM family (LLMConfig, from_hf, DecoderLM) and
+accounting.py its closed-form costs; configs/ real Hub config.json files; flash.py online-softmax (FlashAttention) attention over key blocks;
+sampling.py temperature, top-k and top-p; bpe.py BPE training and encoding.
 """
 
+from .accounting import forward_flops, kv_cache, parameter_counts, training_memory
 from .attention import MultiHeadAttention
 from .config import ModuleConfig
 from .functional import (
@@ -26,6 +29,10 @@ from .functional import (
     softmax,
 )
 from .decoding import KVCache, LayerCache, MemoryCache, kv_cache_bytes
+from .llm import ConfigError, DecoderLM, LLMConfig, from_hf
+from .bpe import BPEMerge, encode_bpe, train_bpe
+from .flash import SoftmaxStats, block_stats, merge_stats, online_softmax_attention, stats_output
+from .sampling import SamplingDistribution, sampling_distribution
 from .meta import MetaArray
 from .modules import Embedding, FeedForward, LayerNorm, Linear, Module
 from .modern import RMSNorm, SwiGLUFeedForward
@@ -36,6 +43,10 @@ from .transformer import Decoder, DecoderLayer, Encoder, EncoderLayer, Transform
 
 __all__ = [
     "PARTS",
+    "ConfigError",
+    "DecoderLM",
+    "LLMConfig",
+    "BPEMerge",
     "Decoder",
     "DecoderLayer",
     "Embedding",
@@ -52,23 +63,37 @@ __all__ = [
     "ModuleConfig",
     "MultiHeadAttention",
     "RMSNorm",
+    "SamplingDistribution",
     "ShapeStep",
+    "SoftmaxStats",
     "SwiGLUFeedForward",
     "Transformer",
     "attention_scores",
     "batch_norm",
+    "block_stats",
     "causal_mask",
     "count_params",
+    "forward_flops",
+    "from_hf",
+    "kv_cache",
+    "encode_bpe",
     "kv_cache_bytes",
     "layer_norm",
     "linear",
+    "merge_stats",
+    "online_softmax_attention",
     "padding_mask",
+    "parameter_counts",
     "positional_encoding",
     "relu",
     "rms_norm",
     "rotary_embedding",
+    "sampling_distribution",
     "scaled_dot_product_attention",
     "silu",
     "softmax",
+    "stats_output",
     "trace_shapes",
+    "training_memory",
+    "train_bpe",
 ]

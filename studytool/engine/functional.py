@@ -150,7 +150,22 @@ def silu(x: Array) -> Array:
         return x / (1.0 + np.exp(-x))
 
 
-def rotary_embedding(x: Array, positions: Sequence[int] | Array, base: float = 10000.0) -> Array:
+def gelu_tanh(x: Array) -> Array:
+    """GELU's tanh approximation 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))): GPT-2's gelu_new, torch's approximate="tanh"."""
+    x = _as_float(x)
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def gelu(x: Array) -> Array:
+    """Exact GELU x Φ(x) = 0.5 x (1 + erf(x / √2)), torch.nn.functional.gelu's default (NumPy has no erf: math's, per element)."""
+    x = _as_float(x)
+    erf = np.frompyfunc(math.erf, 1, 1)
+    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)).astype(x.dtype))
+
+
+def rotary_embedding(
+    x: Array, positions: Sequence[int] | Array, base: float = 10000.0, *, halves: bool = False
+) -> Array:
     """Rotary position embedding (RoPE, Su et al. 2021) of x (..., L, d) at token `positions` (L,).
 
     Convention (RoFormer's and Meta's LLaMA, the complex-number form): features are taken in
@@ -160,7 +175,8 @@ def rotary_embedding(x: Array, positions: Sequence[int] | Array, base: float = 1
         out[2i+1] = x[2i] sin + x[2i+1] cos
     (Hugging Face's `rotate_half` pairs i with i + d/2 instead: the same maths on permuted
     features.) A rotation keeps norms, and q_m · k_n depends on m and n only through m - n.
-    `positions` may also be broadcastable to x.shape[:-1], e.g. (B, L).
+    `positions` may also be broadcastable to x.shape[:-1], e.g. (B, L). `halves=True` pairs x[i] with
+    x[i + d/2] as Hugging Face does, so that transformers' q/k weights load unchanged.
     """
     x = _as_float(x)
     d = x.shape[-1]
@@ -169,6 +185,9 @@ def rotary_embedding(x: Array, positions: Sequence[int] | Array, base: float = 1
     inv_freq = base ** (-np.arange(0, d, 2) / d)  # (d/2,), float64 for accurate angles
     angle = np.asarray(positions, dtype=np.float64)[..., None] * inv_freq  # (..., L) -> (..., L, d/2)
     cos, sin = np.cos(angle).astype(x.dtype), np.sin(angle).astype(x.dtype)
+    if halves:
+        first, second = x[..., : d // 2], x[..., d // 2 :]  # (..., L, d) -> (..., L, d/2) each
+        return np.concatenate([first * cos - second * sin, second * cos + first * sin], axis=-1)
     even, odd = x[..., 0::2], x[..., 1::2]  # (..., L, d) -> (..., L, d/2) each
     rotated = np.stack([even * cos - odd * sin, even * sin + odd * cos], axis=-1)  # (..., L, d/2, 2)
     return rotated.reshape(*rotated.shape[:-2], d)  # (..., L, d/2, 2) -> (..., L, d): pairs side by side

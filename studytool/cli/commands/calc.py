@@ -141,3 +141,37 @@ def calc_shapes(
     from studytool.cli.render.calc import render_shapes
 
     _show(calc.shapes(batch, seq, d_model, heads, vocab, d_ff, tgt_seq), as_json, partial(render_shapes, tree=tree))
+
+
+@app.command("llm")
+def calc_llm(
+    config: Optional[str] = typer.Option(None, "--config", metavar="PATH",
+                                         help="A model's config.json as the Hugging Face Hub ships it."),
+    preset: Optional[str] = typer.Option(None, "--preset", metavar="NAME",
+                                         help="A bundled config: gpt2, gpt2-xl, llama-3-8b, mistral-7b, mixtral-8x7b, "
+                                              "qwen2-0.5b, gemma-2b."),
+    seq: Optional[int] = typer.Option(None, "--seq", metavar="L", show_default=False,
+                                      help="Sequence length L (default: 2048, or a GPT-2's 1024 positions)."),
+    batch: int = typer.Option(1, "--batch", metavar="B", help="Batch size B."),
+    dtype: str = typer.Option("bf16", "--dtype", metavar="fp32|bf16|fp16|int8",
+                              help="Bytes per value of the KV cache and inference weights."),
+    as_json: Json = False,
+) -> None:
+    """A decoder-only LLM's parameters, KV cache, FLOPs and training memory, from its config.json."""
+    from studytool import calc
+    from studytool.cli.render.llm import render_llm
+
+    _show(calc.llm(config, preset, seq=seq, batch=batch, dtype=dtype), as_json, render_llm)
+
+
+@app.command("bpe")
+def calc_bpe(
+    text: Optional[list[str]] = typer.Argument(None, metavar="TEXT...", help="The corpus: words separated by spaces."),
+    merges: int = typer.Option(10, "--merges", metavar="K", help="How many merges to learn."),
+    as_json: Json = False,
+) -> None:
+    """BPE on your text, as CS336 trains it (on characters): each merge with its count, then the tokens."""
+    from studytool import calc
+    from studytool.cli.render.calc import render_bpe
+
+    _show(calc.bpe(text or [], merges), as_json, render_bpe)

@@ -243,3 +243,19 @@ def _step_line(name: str, shape: Sequence[int]) -> Table:
     line.add_column(style="green", no_wrap=True)
     line.add_row(Text(name), Text(_shape(shape)))
     return line
+
+
+def render_bpe(r: dict[str, Any], console: Console) -> None:
+    """`calc bpe`: the merges in the order learned, then the text's tokens."""
+    table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2, 0, 0))
+    table.add_column("#", justify="right")
+    table.add_column(_("merge"))
+    table.add_column(_("count"), justify="right")
+    for step, ((left, right), count) in enumerate(zip(r["merges"], r["counts"]), start=1):
+        table.add_row(str(step), Text(f"{left} + {right} → {left}{right}"), str(count))
+    if r["merges"]:
+        console.print(table)
+    else:
+        console.print(Text(_("no merges: every word is a single character, or --merges is 0"), style="dim"))
+    console.print(Text(_("{n} tokens:").format(n=len(r["tokens"])), style="bold"))
+    console.print(Text(" | ".join(r["tokens"])), overflow="fold")
