@@ -200,14 +200,14 @@ TOKENS_PER_PARAM = 20   # Chinchilla's rule of thumb
     "budget C given, or from a cluster's GPUs, peak, MFU and days.",
     asks=SCALING_ASKS,
     params=(
-        Param("compute", "training FLOPs C (default: drawn, 1e20..1e25)", None, _positive(1e15, 1e30)),
+        Param("compute", "training FLOPs C in units of 1e21 (default: drawn, 0.1..99000)", None, _positive(1e-6, 1e9)),
         Param("gpus", "GPUs for the *_cluster asks (default: drawn)", None, int_in(1, 1_000_000)),
         Param("peak_tflops", "dense peak TFLOP/s of one GPU (default: drawn from 312, 989)", None,
               _positive(1, 100_000)),
         Param("utilization", "MFU (default: drawn from 0.3..0.5)", None, _positive(0.01, 1)),
         Param("days", "days of training (default: drawn)", None, _positive(0.01, 10_000)),
     ),
-    example={"compute": 5.76e23, "ask": "params"},
+    example={"compute": 576, "ask": "params"},
 )
 def chinchilla(rng: np.random.Generator, *, compute, gpus, peak_tflops, utilization, days, ask) -> Variant:
     """Chinchilla-optimal N (billions) or D (billions of tokens) (params: compute or a cluster, ask).
@@ -230,8 +230,9 @@ def _chinchilla(rng, compute, gpus, peak_tflops, utilization, days, ask) -> Vari
         budget = (f"用 {n} 张峰值 {peak} TFLOP/s（稠密 bf16）的 GPU、MFU = {mfu:g}，训练 {_g(span)} 天（1 天 = 86400 秒）。")
         steps = (f"C = {n} × {peak} × 10¹² × {mfu:g} × {_g(span)} × 86400 = {_sci(c)} FLOPs",)
     else:
-        c = compute if compute is not None else int(rng.integers(10, 100)) / 10 * 10.0 ** int(rng.integers(20, 25))
-        params["compute"] = c
+        units = compute if compute is not None else int(rng.integers(10, 100)) / 10 * 10.0 ** int(rng.integers(-1, 4))
+        c = units * 1e21
+        params["compute"] = units
         budget = f"训练计算预算 C = {_sci(c)} FLOPs。"
     n_opt = math.sqrt(c / (6 * TOKENS_PER_PARAM))
     steps += (f"C = 6 · N · D，D = 20N ⇒ C = 120 · N² ⇒ N = √(C / 120) = √({_sci(c / 120)}) = {num(n_opt / 1e9)} × 10⁹",)
