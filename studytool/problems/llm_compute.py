@@ -79,7 +79,7 @@ def _forward(rng, num_layers, d_model, context, vocab, ask) -> Variant:
     v = vocab if vocab is not None else int(rng.integers(10, 80)) * 100
     params = {"num_layers": n, "d_model": d, "context": length, "vocab": v, "ask": ask}
     head = f"一个 GPT 式 decoder：{n} 层，d_model = {d}，多头注意力（MHA），FFN 宽 4·d_model，词表 V = {v}。" + _CONVENTION
-    dense, attention, output = _forward_flops(n, d, length, v, one_token=one)
+    dense, attention, output = forward_parts(n, d, length, v, one_token=one)
     whole = dense + attention + output
     if one:
         where = f"KV cache 里连同新 token 共有 L = {length} 个位置，解码这一个新 token"
@@ -172,11 +172,18 @@ def _training(rng, params_billion, tokens_billion, gpus, peak_tflops, utilizatio
     return Variant(prompt, "scalar", answer, FOUR_DECIMALS, steps, _wrong(hints, answer), params=params)
 
 
-def _forward_flops(n: int, d: int, length: int, vocab: int, one_token: bool) -> tuple[int, int, int]:
-    """(projections and FFN, attention's scores and weighted sum, output layer) FLOPs of a dense GPT-style forward:
-    one token against `length` cached positions, or a whole sequence of `length`."""
-    tokens = 1 if one_token else length
-    return n * 24 * tokens * d * d, n * 4 * tokens * length * d, 2 * tokens * d * vocab
+def forward_parts(n: int, d: int, length: int, vocab: int, one_token: bool) -> tuple[int, int, int]:
+    """(projections and MLP, attention's scores and weighted values, output layer) FLOPs of a GPT-style decoder, from
+    the engine's dense count: a whole sequence of `length`, or one token decoded against `length` cached positions
+    (its projections and MLP are one token's; its query meets `length` keys and values, 2·length·d each a layer)."""
+    from studytool import engine
+    from studytool.problems.llm_params import gpt_config
+
+    flops = engine.forward_flops(gpt_config(vocab, max(length, 1), d, n), 1, 1 if one_token else length)
+    layer = flops["per_layer"]
+    dense = n * (layer["qkv_projection"] + layer["output_projection"] + layer["mlp"])
+    attention = n * 4 * length * d if one_token else n * (layer["scores"] + layer["weighted_values"])
+    return dense, attention, flops["head"]
 
 
 def _training_flops(params: float, tokens: float) -> float:

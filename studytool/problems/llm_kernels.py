@@ -265,7 +265,7 @@ def _sampling(rng, probs, logits, temperature, p, k, word, from_logits, ask) -> 
 
     use_logits = logits is not None or (from_logits and probs is None)
     if use_logits:
-        z = list(logits) if logits is not None else [int(x) for x in rng.permutation(np.arange(-2, 4))[:5]]
+        z = list(logits) if logits is not None else [int(x) / 10 for x in rng.choice(np.arange(-20, 31), 5, replace=False)]
         t = temperature if temperature is not None else pick(rng, (0.5, 0.8, 1.5, 2.0))
         given = engine.softmax(np.asarray(z, float) / t)
         params: dict[str, Any] = {"logits": plain(z), "temperature": t}

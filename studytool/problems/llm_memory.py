@@ -255,7 +255,8 @@ def _memory_variant(rng, params_billion, setup, gpus, stage, gpu_memory, ask) ->
     params |= {"setup": chosen, "gpu_memory": memory}
     steps = (" + ".join(f"{name} {size}" for name, size in parts) + f" = {per} 字节/参数",
              f"共 {per} × {_g(psi)} = {num(need)} GB；ZeRO-3 把它们全部平均切到 N 张卡上",
-             f"每张卡 {num(need)} / N ≤ {memory}：N ≥ {num(need / memory)}，取整 N = {answer}")
+             f"每张卡 {num(need)} / N ≤ {memory}：N ≥ {num(need)} / {memory} = {num(need / memory)}",
+             f"卡数是整数，向上取整：N = {answer}")
     hints = (Hint(math.floor(need / memory + 1e-9), "卡数要向上取整：少一张就放不下。"),
              Hint(math.ceil(2 * psi / memory - 1e-9), "不只是参数：梯度和优化器状态也要切分存放。"))
     prompt = (f"训练一个 {_g(psi)}B 参数的模型，{said}；用 ZeRO stage 3（参数、梯度、优化器状态全部切分）。"

@@ -31,14 +31,25 @@ def _heads_for(rng, d: int, n_heads, n_kv_heads, gqa: bool) -> tuple[int, int]:
     return h, kv
 
 
-def _attention(d: int, h: int, kv: int, head_dim: int) -> tuple[int, tuple[str, ...]]:
-    """Llama attention without biases: W_Q (d, h·hd), W_K and W_V (d, n_kv·hd), W_O (h·hd, d); and its steps."""
+def gpt_config(vocab: int, context: int, d_model: int, num_layers: int):
+    """A GPT-2-style engine config: learned positions, LayerNorm, GELU MLP of 4d, biases, tied head (heads do not
+    change a count: four heads)."""
+    from studytool import engine
+
+    return engine.LLMConfig("gpt2", vocab_size=vocab, d_model=d_model, n_layers=num_layers, n_heads=4, n_kv_heads=4,
+                            head_dim=d_model // 4, d_ff=4 * d_model, norm="layernorm", mlp="plain",
+                            activation="gelu_new", positions="learned", max_positions=context, bias=True,
+                            tied_head=True)
+
+
+def _attention(d: int, h: int, kv: int, head_dim: int) -> tuple[str, ...]:
+    """The worked steps of a Llama attention's count (no biases): W_Q (d, h·hd), W_K and W_V (d, n_kv·hd), W_O."""
     q, k = h * head_dim, kv * head_dim
     count = d * q + 2 * d * k + q * d
     if kv == h and q == d:
-        return count, (f"注意力：W_Q、W_K、W_V、W_O 四个 {d} × {d}，4 × {d}² = {big(count)}",)
-    return count, (f"K、V 只有 n_kv · head_dim = {kv} × {head_dim} = {k} 宽；Q、O 为 h · head_dim = {h} × {head_dim} = {q}",
-                   f"注意力：{d} × {q} + 2 × {d} × {k} + {q} × {d} = {big(count)}")
+        return (f"注意力：W_Q、W_K、W_V、W_O 四个 {d} × {d}，4 × {d}² = {big(count)}",)
+    return (f"K、V 只有 n_kv · head_dim = {kv} × {head_dim} = {k} 宽；Q、O 为 h · head_dim = {h} × {head_dim} = {q}",
+            f"注意力：{d} × {q} + 2 × {d} × {k} + {q} × {d} = {big(count)}")
 
 
 DECODER_ASKS = ("gpt", "embed_share", "llama")
@@ -70,6 +81,8 @@ def decoder_params(rng: np.random.Generator, *, vocab, context, d_model, num_lay
 
 
 def _decoder(rng, vocab, context, d_model, num_layers, n_heads, n_kv_heads, gqa, d_ff, ask) -> Variant:
+    from studytool import engine
+
     v = vocab if vocab is not None else int(rng.integers(10, 100)) * 100
     d = d_model if d_model is not None else pick(rng, (64, 96, 128, 192, 256, 384))
     n = num_layers if num_layers is not None else pick(rng, (2, 3, 4, 6))
@@ -77,10 +90,9 @@ def _decoder(rng, vocab, context, d_model, num_layers, n_heads, n_kv_heads, gqa,
     if ask in ("gpt", "embed_share"):
         ctx = context if context is not None else pick(rng, (128, 256, 512, 1024))
         params["context"] = ctx
-        layer = 12 * d * d + 13 * d
-        body = n * layer
-        embeddings = v * d + ctx * d
-        total = body + embeddings + 2 * d
+        counts = engine.parameter_counts(gpt_config(v, ctx, d, n))
+        layer, body, embeddings, total = (counts["per_layer"]["total"], counts["layers"], counts["embedding"],
+                                          counts["total"])
         head = (f"一个 GPT-2 式 decoder-only 模型：词表 V = {v}，学出来的位置嵌入 {ctx} 个位置，d_model = {d}，{n} 层；"
                 "每层 LayerNorm → 注意力 → LayerNorm → MLP（d → 4d → d），线性层和 LayerNorm 都有偏置，"
                 "最后再接一个 LayerNorm；输出层与词嵌入共享权重（不另计）。")
@@ -103,10 +115,10 @@ def _decoder(rng, vocab, context, d_model, num_layers, n_heads, n_kv_heads, gqa,
     hd = d // h
     f = d_ff if d_ff is not None else (8 * d // 3 + 31) // 32 * 32 + 32 * int(rng.integers(0, 3))
     params |= {"n_heads": h, "n_kv_heads": kv, "d_ff": f}
-    attention, attention_steps = _attention(d, h, kv, hd)
-    ffn = 3 * d * f
-    layer = attention + ffn + 2 * d
-    total = n * layer + 2 * v * d + d
+    counts = engine.parameter_counts(engine.LLMConfig("llama", vocab_size=v, d_model=d, n_layers=n, n_heads=h,
+                                                      n_kv_heads=kv, head_dim=hd, d_ff=f))
+    attention, attention_steps = counts["per_layer"]["attention"], _attention(d, h, kv, hd)
+    ffn, layer, total = counts["per_layer"]["mlp"], counts["per_layer"]["total"], counts["total"]
     head = (f"一个 Llama 式 decoder-only 模型：词表 V = {v}，d_model = {d}，{n} 层，每层 {h} 个 query 头、{kv} 个 K/V 头"
             f"（head_dim = {hd}），SwiGLU 的隐藏宽度 d_ff = {f}，RMSNorm（只有 γ），所有线性层都没有偏置，RoPE（无参数）；"
             "每层两个 RMSNorm，最后再接一个；输出层与词嵌入不共享。")
@@ -150,6 +162,8 @@ def moe_params(rng: np.random.Generator, *, d_model, d_ff, num_layers, experts, 
 
 
 def _moe(rng, d_model, d_ff, num_layers, experts, top_k, vocab, n_heads, n_kv_heads, ask) -> Variant:
+    from studytool import engine
+
     d = d_model if d_model is not None else pick(rng, (64, 96, 128, 192, 256))
     f = d_ff if d_ff is not None else d * pick(rng, (2, 3, 4)) + 32 * int(rng.integers(0, 4))
     n = num_layers if num_layers is not None else pick(rng, (2, 3, 4, 6))
@@ -159,10 +173,12 @@ def _moe(rng, d_model, d_ff, num_layers, experts, top_k, vocab, n_heads, n_kv_he
     h, kv = _heads_for(rng, d, n_heads, n_kv_heads, gqa=False)
     params = {"d_model": d, "d_ff": f, "num_layers": n, "experts": e, "top_k": k, "vocab": v, "n_heads": h,
               "n_kv_heads": kv, "ask": ask}
-    attention, attention_steps = _attention(d, h, kv, d // h)
-    expert = 3 * d * f
-    shared = n * (attention + d * e + 2 * d) + 2 * v * d + d
-    total, active = shared + n * e * expert, shared + n * k * expert
+    config = engine.LLMConfig("mixtral", vocab_size=v, d_model=d, n_layers=n, n_heads=h, n_kv_heads=kv,
+                              head_dim=d // h, d_ff=f, n_experts=e, top_k=k)
+    counts = engine.parameter_counts(config)
+    attention, attention_steps = counts["per_layer"]["attention"], _attention(d, h, kv, d // h)
+    expert, total, active = counts["expert"], counts["total"], counts["active"]
+    shared = total - n * e * expert
     head = (f"一个 Mixtral 式 MoE decoder：词表 V = {v}，d_model = {d}，{n} 层，每层 {h} 个 query 头、{kv} 个 K/V 头，"
             f"每层的 FFN 换成 E = {e} 个 SwiGLU 专家（各有 W₁、W₃、W₂，隐藏宽度 {f}）和一个 {d} × {e} 的路由器，"
             f"每个 token 走 top-{k}；RMSNorm（每层两个、最后一个，只有 γ），没有偏置，嵌入与输出层不共享。")
@@ -181,8 +197,9 @@ def _moe(rng, d_model, d_ff, num_layers, experts, top_k, vocab, n_heads, n_kv_he
                  Hint(active - n * d * e, "路由器每个 token 都要算，它的参数也是激活的。"))
         return Variant(head + "每个 token 的激活参数量是多少？", "scalar", active, None, steps, _wrong(hints, active),
                        params=params)
-    matmul = n * (attention + d * e + k * expert) + v * d
-    flops = 2 * matmul
+    one = engine.forward_flops(config, 1, 1)   # one token: its scores and weighted values are the 1 x 1 ones, left out
+    flops = one["forward"] - n * (one["per_layer"]["scores"] + one["per_layer"]["weighted_values"])
+    matmul = flops // 2
     steps += (f"参与矩阵乘法的：每层注意力 {big(attention)}、路由器 {d * e}、{k} 个专家 {big(k * expert)}，"
               f"再加输出层 {v} × {d}：{big(matmul)}（输入嵌入是查表，RMSNorm 是逐元素运算）",
               f"每个参数一次乘加 = 2 FLOPs：2 × {big(matmul)} = {big(flops)}")
@@ -246,8 +263,14 @@ def _lora(rng, d_model, rank, num_layers, targets, n_heads, n_kv_heads, d_ff, as
     original = sum(a * b for _, a, b in matrices)
     head = (f"给一个模型（{said}）做 LoRA 微调，秩 r = {r}，加在每层的 {TARGETS[targets]} 上"
             "（W' = W + BA，A 为 r × d_in，B 为 d_out × r）。")
-    steps = ("每个矩阵加 r · (d_in + d_out)：" + "，".join(f"{name} {r} × ({a} + {b}) = {big(r * (a + b))}"
-                                                     for name, a, b in matrices),
+    shapes: tuple[str, ...] = ()
+    if targets != "qv":
+        shapes += (f"K/V 头只有 {params['n_kv_heads']} 个：W_k、W_v 为 {d} × ({params['n_kv_heads']} × "
+                   f"{d // params['n_heads']}) = {d} × {params['n_kv_heads'] * d // params['n_heads']}；W_q、W_o 为 {d} × {d}",)
+    if targets == "all":
+        shapes += (f"SwiGLU：W₁、W₃ 为 {d} × {params['d_ff']}，W₂ 为 {params['d_ff']} × {d}",)
+    steps = shapes + ("每个矩阵加 r · (d_in + d_out)：" + "，".join(f"{name} {r} × ({a} + {b}) = {big(r * (a + b))}"
+                                                              for name, a, b in matrices),
              f"每层 {big(added)}，{n} 层共 {big(n * added)}")
     if ask == "count":
         answer = n * added
