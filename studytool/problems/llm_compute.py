@@ -156,7 +156,7 @@ def _training(rng, params_billion, tokens_billion, gpus, peak_tflops, utilizatio
         tokens_per_second, first = rate * 1000, ()
     else:
         batch = step_tokens if step_tokens is not None else pick(rng, (2**19, 2**20, 2**21, 3 * 2**20))
-        seconds = step_seconds if step_seconds is not None else round(batch / _tokens_for(rng, size, n, peak), 2)
+        seconds = step_seconds if step_seconds is not None else max(0.01, round(batch / _tokens_for(rng, size, n, peak), 2))
         params |= {"gpus": n, "peak_tflops": peak, "step_tokens": batch, "step_seconds": seconds}
         said = f"每一步训练 {big(batch)} 个 token，每步用时 {seconds:g} 秒"
         tokens_per_second = batch / seconds

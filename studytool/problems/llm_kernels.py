@@ -43,7 +43,9 @@ _SUB = {1: "₁", 2: "₂", 3: "₃"}
     constraints=(lambda p: "scores and values must have the same length" if p.get("scores") and p.get("values") and
                  len(p["scores"]) != len(p["values"]) else None,
                  lambda p: "scores must split into equal blocks" if p.get("scores") and
-                 len(p["scores"]) % p["blocks"] else None),
+                 len(p["scores"]) % p["blocks"] else None,
+                 lambda p: "values pinned without scores need blocks × block_keys entries" if p.get("values") and
+                 not p.get("scores") and len(p["values"]) != p["blocks"] * p["block_keys"] else None),
 )
 def online_softmax(rng: np.random.Generator, *, scores, values, blocks, block_keys, ask) -> Variant:
     """Merging the blocks of one attention row (params: scores, values, blocks, ask); the answer is the engine's
@@ -119,6 +121,29 @@ def _words(value: Any) -> str | None:
     return None if ok else f"expected 2..6 lowercase words with counts 1..99, got {value!r}"
 
 
+def _pairs_after(words: dict[str, int], merges: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """Each adjacent pair's count, weighted by the words' counts, after applying `merges` in order."""
+    counts: dict[tuple[str, str], int] = {}
+    for word, times in words.items():
+        tokens = list(word)
+        for pair in merges:
+            tokens = _merged(tokens, pair)
+        for pair in zip(tokens, tokens[1:]):
+            counts[pair] = counts.get(pair, 0) + times
+    return counts
+
+
+def _too_small(words: dict[str, int], merges: int | None) -> str | None:
+    """A pinned corpus must hold k + 1 merges and, at the asked one, four different pairs to offer."""
+    from studytool import engine
+
+    k = 1 if merges is None else merges   # the larger of the two asks' default
+    learned = engine.train_bpe(" ".join(" ".join([w] * c) for w, c in words.items()), k + 1)
+    if len(learned) < k + 1 or len(_pairs_after(words, [m.pair for m in learned[:k]])) < 4:
+        return f"words: too few pairs for {k + 1} merges with four different pairs to choose from"
+    return None
+
+
 def _pair(pair: tuple[str, str]) -> str:
     return f"{pair[0]} + {pair[1]}"
 
@@ -134,6 +159,7 @@ def _pair(pair: tuple[str, str]) -> str:
               int_in(0, 6)),
     ),
     example={"words": {"low": 5, "lower": 2, "newest": 6, "widest": 3}, "ask": "next_pair"},
+    constraints=(lambda p: _too_small(p["words"], p["merges"]) if p.get("words") is not None else None,),
     small={"next_pair": "the answer is one of four shuffled pairs (a letter)"},
 )
 def bpe_merges(rng: np.random.Generator, *, words, merges, ask) -> Variant:
@@ -217,6 +243,7 @@ def _merged(tokens: list[str], pair: tuple[str, str]) -> list[str]:
 
 
 SAMPLING_ASKS = ("top_p", "top_k")
+TOP_P = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9)
 NAMES = ("猫", "狗", "鱼", "鸟", "马", "牛")
 
 
@@ -244,6 +271,7 @@ def _probability(value: Any) -> str | None:
               lambda v: None if isinstance(v, bool) else f"expected true or false, got {v!r}"),
     ),
     example={"probs": [0.4, 0.25, 0.15, 0.12, 0.08], "p": 0.75, "word": 0, "ask": "top_p"},
+    constraints=(lambda p: _truncation_problem(p),),
 )
 def nucleus_sampling(rng: np.random.Generator, *, probs, logits, temperature, p, k, word, from_logits,
                      ask) -> Variant:
@@ -275,7 +303,7 @@ def _sampling(rng, probs, logits, temperature, p, k, word, from_logits, ask) -> 
         params = {"probs": plain(q)}
     n = len(given)
     if ask == "top_p":
-        cut = p if p is not None else pick(rng, (0.6, 0.7, 0.75, 0.8, 0.85, 0.9))
+        cut = p if p is not None else pick(rng, TOP_P)
         sums = np.cumsum(np.sort(given)[::-1])
         if any(abs(s - cut) < 1e-9 for s in sums):
             return None   # a prefix summing exactly to p: "reaches" and "crosses" would disagree
@@ -289,7 +317,7 @@ def _sampling(rng, probs, logits, temperature, p, k, word, from_logits, ask) -> 
     if not 2 <= len(kept) < n:
         return None   # one word kept makes the answer 1; every word kept leaves the distribution as given
     asked = word if word is not None else kept[int(rng.integers(len(kept)))]
-    if asked >= n:
+    if asked not in kept:
         return None
     params |= {"word": asked, "ask": ask}
     answer = float(dist.probs[asked])
@@ -318,6 +346,54 @@ def _sampling(rng, probs, logits, temperature, p, k, word, from_logits, ask) -> 
         hints += (Hint(float(given[asked] / sum(given[i] for i in wider)), "达到 p 就停：不要再多取一个词。"),)
     prompt = head + rule + f"，截断并重新归一化后，“{names[asked]}”被采样到的概率是多少？"
     return Variant(prompt, "scalar", answer, FOUR_DECIMALS, tuple(steps), _wrong(hints, answer), params=params)
+
+
+def _truncation_problem(p) -> str | None:
+    """Pinned words and cut-off must keep two words or more but not all (and keep the asked word)."""
+    import numpy as np
+
+    from studytool import engine
+
+    if p.get("probs") is not None and p.get("logits") is not None:
+        return "give probs or logits, not both"
+    if p.get("probs") is not None:
+        if sum(p["probs"]) <= 0:
+            return "probs must have a positive sum"
+        given = np.asarray(p["probs"], float) / sum(p["probs"])
+    elif p.get("logits") is not None:
+        given = engine.softmax(np.asarray(p["logits"], float) / (p.get("temperature") or 1))
+    elif p.get("word") is not None:
+        return "word needs pinned probs or logits"
+    elif p.get("p") is not None and p["p"] > 0.95:
+        return "p above 0.95 keeps every one of five drawn words (each has 0.03 or more)"
+    elif p.get("k") is not None and not 2 <= p["k"] <= 4:
+        return "k must keep 2..4 of five drawn words"
+    else:
+        return None
+    if p.get("word") is not None and p["word"] >= len(given):
+        return f"word {p['word']} is not one of the {len(given)} words"
+    if len(set(np.round(given, 12))) < len(given) or min(given) <= 0:
+        return "the words' probabilities must be positive and distinct (a tie leaves the cut-off undefined)"
+    for ask in (p["ask"],) if p.get("ask") else SAMPLING_ASKS:
+        pinned = p.get("p") if ask == "top_p" else p.get("k")
+        cuts = (pinned,) if pinned is not None else TOP_P if ask == "top_p" else tuple(range(2, len(given)))
+        if not any(_keeps(given, ask, cut, p.get("word")) for cut in cuts):
+            return f"no {'p' if ask == 'top_p' else 'k'} keeps two words or more but not all" + (
+                f", word {p['word']} among them" if p.get("word") is not None else "")
+    return None
+
+
+def _keeps(given, ask: str, cut, word) -> bool:
+    """Whether cutting `given` at `cut` keeps 2..n-1 words (`word` among them), with no prefix summing exactly to p."""
+    import numpy as np
+
+    from studytool import engine
+
+    if ask == "top_p" and any(abs(s - cut) < 1e-9 for s in np.cumsum(np.sort(given)[::-1])):
+        return False
+    kept = [int(i) for i in engine.sampling_distribution(np.log(given), **(
+        {"top_p": cut} if ask == "top_p" else {"top_k": cut})).kept]
+    return 2 <= len(kept) < len(given) and (word is None or word in kept)
 
 
 def _distinct_probs(rng) -> list[float]:

@@ -66,7 +66,8 @@ KV_ASKS = ("per_token", "total", "saved", "pages", "waste")
               lambda v: None if is_int(v) and v in DTYPES else f"expected 1, 2 or 4, got {v!r}"),
         Param("batch", "sequences cached together (default: drawn from 1..8)", None, int_in(1, 4096)),
         Param("seq_len", "tokens cached per sequence (default: drawn)", None, int_in(1, 10_000_000)),
-        Param("block_size", "tokens per PagedAttention block (default: drawn from 8, 16, 32)", None, int_in(1, 4096)),
+        Param("block_size", "tokens per PagedAttention block, 2 or more (default: drawn from 8, 16, 32)", None,
+              int_in(2, 4096)),
         Param("named_dtype", "name the precision without its bytes (level 3; default: false)", False, _flag),
     ),
     example={"num_layers": 32, "n_heads": 32, "n_kv_heads": 8, "head_dim": 128, "bytes_per_value": 2,
@@ -93,8 +94,9 @@ def _kv_variant(rng, num_layers, n_heads, n_kv_heads, head_dim, bytes_per_value,
 
     layers = num_layers if num_layers is not None else pick(rng, (12, 16, 24, 28, 32, 36))
     h = n_heads if n_heads is not None else pick(rng, (8, 16, 32) if n_kv_heads is None else
-                                                 tuple(n for n in (8, 16, 32, 64) if n % n_kv_heads == 0))
-    kv = n_kv_heads if n_kv_heads is not None else pick(rng, tuple(g for g in (1, 2, 4, 8) if g < h and h % g == 0))
+                                                 tuple(n_kv_heads * g for g in (1, 2, 4, 8)))
+    kv = n_kv_heads if n_kv_heads is not None else pick(rng, tuple(g for g in (1, 2, 4, 8) if g < h and h % g == 0)
+                                                        or (h,))
     hd = head_dim if head_dim is not None else pick(rng, (64, 128))
     width = bytes_per_value if bytes_per_value is not None else pick(rng, (1, 2, 4))
     b = batch if batch is not None else pick(rng, (1, 2, 4, 8))
@@ -301,7 +303,7 @@ def weight_memory(rng: np.random.Generator, *, params_billion, bits, group, embe
             prompt = head + "只算权重，共占多少 GB（1 GB = 10⁹ 字节）？"
         else:
             e = embed_billion if embed_billion is not None else int(rng.integers(2, 11)) / 10 * min(psi, 10) / 5
-            e = round(min(e, psi / 2), 3)
+            e = max(0.01, round(min(e, psi / 2), 3))
             params["embed_billion"] = e
             quantized = (psi - e) * per / 8
             answer = quantized + 2 * e

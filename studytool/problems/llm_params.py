@@ -24,20 +24,34 @@ def _redrawn(draw) -> Variant:
 
 
 def _heads_for(rng, d: int, n_heads, n_kv_heads, gqa: bool) -> tuple[int, int]:
-    """(h, n_kv): h dividing d, and n_kv = h (MHA) unless `gqa` or pinned."""
-    h = n_heads if n_heads is not None else pick(rng, tuple(n for n in (2, 4, 8) if d % n == 0))
-    kv = n_kv_heads if n_kv_heads is not None else (
-        pick(rng, tuple(g for g in (1, 2, 4) if g < h and h % g == 0)) if gqa else h)
-    return h, kv
+    """(h, n_kv): h dividing d into even heads (RoPE rotates pairs), n_kv = h (MHA) unless `gqa` or pinned."""
+    h = n_heads if n_heads is not None else pick(rng, tuple(n for n in (2, 4, 8) if d % (2 * n) == 0) or (1,))
+    if n_kv_heads is not None:
+        return h, n_kv_heads
+    return h, pick(rng, tuple(g for g in (1, 2, 4) if g < h and h % g == 0) or (h,)) if gqa else h
+
+
+def _width(rng, n_heads, choices: tuple[int, ...]) -> int:
+    """A drawn d_model that pinned heads split into even head dimensions."""
+    return pick(rng, tuple(d for d in choices if n_heads is None or d % (2 * n_heads) == 0) or (2 * (n_heads or 1) * 32,))
+
+
+def _rope_heads(p) -> str | None:
+    d, h, kv = p.get("d_model"), p.get("n_heads"), p.get("n_kv_heads")
+    if d is not None and (d % 2 if h is None else d % (2 * h)):
+        return f"d_model ({d}) must split into n_heads heads of an even size (RoPE rotates pairs)"
+    if kv is not None and h is None:
+        return "n_kv_heads needs n_heads"
+    return _kv_heads(p)
 
 
 def gpt_config(vocab: int, context: int, d_model: int, num_layers: int):
-    """A GPT-2-style engine config: learned positions, LayerNorm, GELU MLP of 4d, biases, tied head (heads do not
-    change a count: four heads)."""
+    """A GPT-2-style engine config: learned positions, LayerNorm, GELU MLP of 4d, biases, tied head (multi-head
+    attention's counts and FLOPs do not depend on the head count: one head)."""
     from studytool import engine
 
-    return engine.LLMConfig("gpt2", vocab_size=vocab, d_model=d_model, n_layers=num_layers, n_heads=4, n_kv_heads=4,
-                            head_dim=d_model // 4, d_ff=4 * d_model, norm="layernorm", mlp="plain",
+    return engine.LLMConfig("gpt2", vocab_size=vocab, d_model=d_model, n_layers=num_layers, n_heads=1, n_kv_heads=1,
+                            head_dim=d_model, d_ff=4 * d_model, norm="layernorm", mlp="plain",
                             activation="gelu_new", positions="learned", max_positions=context, bias=True,
                             tied_head=True)
 
@@ -72,7 +86,7 @@ DECODER_ASKS = ("gpt", "embed_share", "llama")
         Param("d_ff", "SwiGLU hidden width of the Llama style (default: drawn near 8d/3)", None, int_in(1, 10**6)),
     ),
     example={"vocab": 50257, "context": 1024, "d_model": 768, "num_layers": 12, "ask": "gpt"},
-    constraints=(_kv_heads,),
+    constraints=(_rope_heads,),
 )
 def decoder_params(rng: np.random.Generator, *, vocab, context, d_model, num_layers, n_heads, n_kv_heads, gqa, d_ff,
                    ask) -> Variant:
@@ -84,7 +98,7 @@ def _decoder(rng, vocab, context, d_model, num_layers, n_heads, n_kv_heads, gqa,
     from studytool import engine
 
     v = vocab if vocab is not None else int(rng.integers(10, 100)) * 100
-    d = d_model if d_model is not None else pick(rng, (64, 96, 128, 192, 256, 384))
+    d = d_model if d_model is not None else _width(rng, n_heads, (64, 96, 128, 192, 256, 384))
     n = num_layers if num_layers is not None else pick(rng, (2, 3, 4, 6))
     params: dict[str, Any] = {"vocab": v, "d_model": d, "num_layers": n, "ask": ask}
     if ask in ("gpt", "embed_share"):
@@ -152,7 +166,7 @@ MOE_ASKS = ("total", "active", "flops_token")
     ),
     example={"d_model": 4096, "d_ff": 14336, "num_layers": 32, "experts": 8, "top_k": 2, "vocab": 32000,
              "n_heads": 32, "n_kv_heads": 8, "ask": "active"},
-    constraints=(_kv_heads, lambda p: "top_k must not exceed experts" if p.get("top_k") and p.get("experts") and
+    constraints=(_rope_heads, lambda p: "top_k must not exceed experts" if p.get("top_k") and p.get("experts") and
                  p["top_k"] > p["experts"] else None),
 )
 def moe_params(rng: np.random.Generator, *, d_model, d_ff, num_layers, experts, top_k, vocab, n_heads, n_kv_heads,
@@ -164,11 +178,11 @@ def moe_params(rng: np.random.Generator, *, d_model, d_ff, num_layers, experts, 
 def _moe(rng, d_model, d_ff, num_layers, experts, top_k, vocab, n_heads, n_kv_heads, ask) -> Variant:
     from studytool import engine
 
-    d = d_model if d_model is not None else pick(rng, (64, 96, 128, 192, 256))
+    d = d_model if d_model is not None else _width(rng, n_heads, (64, 96, 128, 192, 256))
     f = d_ff if d_ff is not None else d * pick(rng, (2, 3, 4)) + 32 * int(rng.integers(0, 4))
     n = num_layers if num_layers is not None else pick(rng, (2, 3, 4, 6))
-    e = experts if experts is not None else pick(rng, (4, 8, 16))
-    k = top_k if top_k is not None else pick(rng, (1, 2))
+    e = experts if experts is not None else pick(rng, tuple(x for x in (4, 8, 16) if x > (top_k or 1)) or (2 * top_k,))
+    k = top_k if top_k is not None else pick(rng, tuple(x for x in (1, 2) if x < e) or (1,))
     v = vocab if vocab is not None else int(rng.integers(10, 100)) * 100
     h, kv = _heads_for(rng, d, n_heads, n_kv_heads, gqa=False)
     params = {"d_model": d, "d_ff": f, "num_layers": n, "experts": e, "top_k": k, "vocab": v, "n_heads": h,
@@ -248,8 +262,9 @@ def _lora(rng, d_model, rank, num_layers, targets, n_heads, n_kv_heads, d_ff, as
     matrices = [("W_q", d, d), ("W_v", d, d)]
     said = f"d_model = {d}，{n} 层"
     if targets != "qv":
-        h = n_heads if n_heads is not None else pick(rng, (8, 16, 32))
-        kv = n_kv_heads if n_kv_heads is not None else pick(rng, tuple(g for g in (2, 4, 8) if g < h))
+        h = n_heads if n_heads is not None else pick(rng, tuple(n for n in (8, 16, 32) if d % n == 0) or (1,))
+        kv = n_kv_heads if n_kv_heads is not None else pick(rng, tuple(g for g in (2, 4, 8) if g < h and h % g == 0)
+                                                            or (h,))
         width = kv * d // h
         matrices = [("W_q", d, d), ("W_k", d, width), ("W_v", d, width), ("W_o", d, d)]
         params |= {"n_heads": h, "n_kv_heads": kv}

@@ -64,7 +64,7 @@ def position_scaling(rng: np.random.Generator, *, n_heads, head, distance, farth
 def _alibi(rng, n_heads, head, distance, farther, ask) -> Variant:
     from studytool import engine
 
-    h = n_heads if n_heads is not None else pick(rng, (4, 8, 16))
+    h = n_heads if n_heads is not None else pick(rng, tuple(n for n in (4, 8, 16) if head is None or n >= head) or (head,))
     k = head if head is not None else int(rng.integers(1, h + 1))
     near = distance if distance is not None else int(rng.integers(1, 13))
     m = alibi_slope(k, h)
