@@ -1,4 +1,4 @@
-"""What the bundled cards teach: the corrections of issue 13 pinned, and the interview-next and llm-interview decks' shape.
+"""What the bundled cards teach: issue 13's corrections pinned, and the interview-next and llm-interview decks' shape.
 
 Each test names the card or topic it guards. Expected facts come from the papers and PyTorch
 (checked here where PyTorch can say it), not from the deck text itself.
