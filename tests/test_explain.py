@@ -125,8 +125,10 @@ def test_explain_without_a_topic_lists_all_topics_with_aliases():
 
 def test_group_headings_are_interface_text_in_the_interface_language():
     headings = {"en": ["Task and big picture", "Input layer", "Attention", "Encoder", "Decoder",
-                       "Shapes, compute and parameters", "Beyond the notes: what interviewers ask next"],
-                "zh": ["任务与全局", "输入层", "注意力", "Encoder", "Decoder", "形状、计算量与参数量", "笔记之外：面试追问"]}
+                       "Shapes, compute and parameters", "Beyond the notes: what interviewers ask next",
+                       "The LLM era: what 2026 interviews ask"],
+                "zh": ["任务与全局", "输入层", "注意力", "Encoder", "Decoder", "形状、计算量与参数量", "笔记之外：面试追问",
+                       "大模型时代：2026 年面试常考"]}
     for lang, expected in headings.items():
         result = runner.invoke(app, ["--lang", lang, "explain"])
         assert result.exit_code == 0, result.output
@@ -192,7 +194,7 @@ def test_explain_says_what_a_topic_needs_and_what_builds_on_it():
     lines = runner.invoke(app, ["explain", "attention"], env={"COLUMNS": "200"}).stdout.splitlines()
     assert "Needs: softmax" in lines
     assert ("Builds on it: multi-head, padding-mask, causal-mask, cross-attention, qk-projections, attention-vs-rnn, "
-            "additive-attention") in lines
+            "additive-attention, flash-attention") in lines
     seq2seq = runner.invoke(app, ["--lang", "zh", "explain", "seq2seq"], env={"COLUMNS": "200"}).stdout
     assert "需要先学：无" in seq2seq.splitlines()
 
@@ -213,3 +215,30 @@ def test_explain_graph_with_a_topic_is_a_usage_error():
     result = runner.invoke(app, ["explain", "--graph", "softmax"])
     assert result.exit_code == 2
     assert "--graph draws every topic" in result.stderr
+
+
+# --- the LLM era (llm-interview deck): every topic and every alias explains, with a worked example ---------------
+
+LLM_TOPICS = [topic for topic in load_topics() if topic.group == "llm"]
+
+
+@pytest.mark.parametrize(("name", "topic_id"), [(name, topic.id) for topic in LLM_TOPICS for name in topic.names])
+def test_every_llm_topic_and_alias_explains_with_a_live_example(name, topic_id):
+    result = runner.invoke(app, ["explain", name], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    topic = resolve(name)
+    assert topic.id == topic_id and topic.title in result.stdout
+    example = pose_example(topic)
+    assert example is not None and example.answer in result.stdout   # the engine's worked answer is on the page
+    assert example.solution
+
+
+def test_the_llm_topics_hang_on_the_existing_graph_and_their_examples_are_the_famous_numbers():
+    ids = {topic.id for topic in LLM_TOPICS}
+    assert len(ids) == 16
+    assert all(topic.requires for topic in LLM_TOPICS)
+    assert any(set(topic.requires) - ids for topic in LLM_TOPICS)            # edges into the notes' topics
+    assert {"multi-head", "kv-cache"} <= set(resolve("gqa").requires)
+    answers = {topic.id: pose_example(topic).answer for topic in LLM_TOPICS}
+    assert float(answers["llm-params"].replace(",", "")) == 124_439_808        # GPT-2 small
+    assert float(answers["gqa"]) == 128                                      # Llama-3-8B: 128 KiB a token in bf16

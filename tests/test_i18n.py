@@ -125,12 +125,21 @@ def test_usage_errors_speak_chinese_with_lang_zh(env, args, error):
     assert said == error
 
 
+def bundled_deck_ids() -> list[str]:
+    """The bundled decks' ids, read from their files (each deck's `deck:` line), sorted as the message lists them."""
+    import re
+
+    folder = Path(__file__).parents[1] / "studytool" / "decks" / "bundled"
+    return sorted(re.search(r"^deck: (\S+)$", path.read_text(encoding="utf-8"), re.M).group(1)
+                  for path in folder.glob("*.yaml") if path.name != "topics.yaml")
+
+
 @pytest.mark.parametrize("command", [["quiz", "--deck", "nope"], ["decks", "show", "nope"],
                                      ["export", "csv", "-", "--deck", "nope"]])
 def test_an_unknown_deck_is_reported_in_chinese(env, command):
     result = CliRunner().invoke(app, ["--lang", "zh", *command])
     assert result.exit_code == 1
-    assert result.stderr == "studytool: 没有卡组 'nope'；现有卡组：extra-interview, interview-next, p47-encoder, transformer-arch\n"
+    assert result.stderr == f"studytool: 没有卡组 'nope'；现有卡组：{', '.join(bundled_deck_ids())}\n"
 
 
 def test_unknown_tag_speaks_the_interface_language(tmp_path):

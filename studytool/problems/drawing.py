@@ -97,3 +97,12 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return value
+
+
+def on_screen(prompt: str, answer: float) -> bool:
+    """Whether a number written in `prompt` (1,024, 0.85, the 10 of 2⁻¹⁰) is `answer` to the grader's 1e-4: a draw
+    where copying it passes is redrawn (what `decks audit` checks as prompt_numbers)."""
+    import re
+
+    return any(abs(float(text.replace(",", "")) - abs(answer)) < 1e-4
+               for text in re.findall(r"\d[\d,]*(?:\.\d+)?", prompt))

@@ -92,6 +92,20 @@ def _targets(shortest: int, longest: int) -> tuple[tuple[str, list[str]], ...]:
     pairs = dict.fromkeys((*SENTENCES, *LONGER_SENTENCES))
     return tuple((source, list(words)) for source, words in pairs if shortest <= len(words) <= longest)
 
+# query heads with the K/V heads that divide them, as GQA models ship (Llama-3 32/8, Llama-2-70B 64/8, Qwen 28/4 ...)
+_GQA = ((32, 8), (40, 8), (48, 8), (64, 8), (64, 4), (96, 8), (28, 4), (24, 8), (128, 8))
+
+
+def _tenths(low: int, high: int) -> Callable[[Any], float]:
+    """A size in billions with one decimal, low/10 .. high/10."""
+    return lambda rng: int(rng.integers(low, high)) / 10
+
+
+def _budget(low: int, high: int) -> Callable[[Any], float]:
+    """A compute budget m × 10^e in units of 10²¹ FLOPs, m with one decimal, e in low..high − 1."""
+    return lambda rng: int(rng.integers(10, 100)) / 10 * 10.0 ** int(rng.integers(low, high))
+
+
 # generator -> level -> parameter (or a tuple of parameters drawn together) -> the draw
 TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
     "layer_norm": {2: {"size": (6, 7), "low": (-9,), "high": (9,)},
@@ -146,6 +160,31 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
                     3: {"sublayer": ("layer",), "size": (5,), "low": (-9,), "high": (9,), "decimals": (True,),
                         "decoder_layers": (3, 6, 12, 24), "d_model": (1000, 1536, 2560, 4096, 5120),
                         "bias": (False, True), "ask": ("output", "stream", "norm_params")}},
+    # the LLM era (llm-interview deck): level 3 is the combined question, by GROWN below or by a step the draw adds
+    # (a precision named without its bytes, per-token log-probabilities to sum, logits to softmax first, a third block)
+    "gqa_kv_cache": {2: {"num_layers": (40, 48, 60, 64, 80), ("n_heads", "n_kv_heads"): _GQA, "head_dim": (96, 128, 192)},
+                     3: {"num_layers": (40, 48, 60, 64, 80), ("n_heads", "n_kv_heads"): _GQA, "head_dim": (96, 128, 192),
+                         "named_dtype": (True,)}},
+    "training_memory": {2: {"params_billion": _tenths(80, 1800), "gpus": (96, 256, 512)},
+                        3: {"params_billion": _tenths(300, 4000)}},
+    "weight_memory": {2: {"params_billion": _tenths(100, 1800), "group": (32, 64, 128, 256)},
+                      3: {"params_billion": _tenths(100, 4000), "group": (32, 64, 128, 256)}},
+    "llm_flops": {2: {"num_layers": (8, 12, 16), "d_model": (384, 512, 640, 768), "vocab": (16000, 32000, 50257)},
+                  3: {"num_layers": (24, 32), "d_model": (1024, 1536, 2048), "vocab": (32000, 50257, 128256)}},
+    "chinchilla": {2: {"compute": _budget(3, 5)}, 3: {"gpus": (1024, 2048, 4096, 8192, 16384)}},
+    "speculative_tokens": {2: {"gamma": (5, 6, 7, 8)}, 3: {"gamma": (3, 4, 5, 6, 7, 8)}},
+    "decoder_params": {2: {"gqa": (True,), "d_model": (512, 640, 768, 1024), "num_layers": (6, 8, 12)},
+                       3: {"gqa": (True,), "d_model": (1024, 1536, 2048), "num_layers": (12, 16, 24)}},
+    "moe_params": {2: {"d_model": (512, 768, 1024), "experts": (8, 16, 32)},
+                   3: {"d_model": (512, 768, 1024), "experts": (8, 16, 32)}},
+    "lora_params": {2: {"targets": ("attention",)}, 3: {"targets": ("all",)}},
+    "online_softmax": {2: {"block_keys": (3,)}, 3: {"blocks": (3,)}},
+    "bpe_merges": {2: {"merges": (1, 2)}, 3: {"merges": (2, 3)}},
+    "nucleus_sampling": {2: {"from_logits": (True,), "temperature": (1,)},
+                         3: {"from_logits": (True,), "temperature": (0.5, 0.8, 1.5, 2)}},
+    "position_scaling": {2: {"n_heads": (12, 32), "head_dim": (64, 96, 256)},
+                         3: {"n_heads": (12, 16, 32), "head_dim": (64, 96, 128, 256)}},
+    "dpo_loss": {2: {"beta": (0.05, 0.3, 1.0)}, 3: {"per_token": (True,)}},
 }
 
 
@@ -156,6 +195,16 @@ GROWN: dict[str, dict[str, dict[Any, Any]]] = {
     "param_count": {"ask": {"mha": "mha_bias", "ffn": "ffn_bias"}, "convention": {"notes": "full"}},
     "cross_attention_shapes": {"ask": {"key": "scores", "query": "scores"}},
     "multi_head_shapes": {"ask": {"projection": "split"}},   # Q's [B, L, d] involves no head at any size
+    "gqa_kv_cache": {"ask": {"per_token": "total", "pages": "waste"}},
+    "training_memory": {"ask": {"total": "gpus", "mixed": "gpus", "zero": "gpus"}},
+    "weight_memory": {"ask": {"grouped": "embed"}},
+    "llm_flops": {"ask": {"forward_token": "token_share", "attention": "attention_share", "train": "train_days",
+                          "mfu": "mfu_step"}},
+    "chinchilla": {"ask": {"params": "params_cluster", "tokens": "tokens_cluster"}},
+    "speculative_tokens": {"ask": {"expected": "speedup"}},
+    "decoder_params": {"ask": {"gpt": "embed_share"}},
+    "moe_params": {"ask": {"total": "flops_token", "active": "flops_token"}},
+    "position_scaling": {"ask": {"alibi": "alibi_weight", "ntk_base": "ntk_angle"}},
 }
 
 

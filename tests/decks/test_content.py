@@ -1,4 +1,4 @@
-"""What the bundled cards teach: the corrections of issue 13 pinned, and the interview-next deck's shape.
+"""What the bundled cards teach: issue 13's corrections pinned, and the interview-next and llm-interview decks' shape.
 
 Each test names the card or topic it guards. Expected facts come from the papers and PyTorch
 (checked here where PyTorch can say it), not from the deck text itself.
@@ -6,6 +6,7 @@ Each test names the card or topic it guards. Expected facts come from the papers
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -258,3 +259,43 @@ def test_the_modern_decoders_swiglu_width_keeps_the_ffns_parameters():
     relu = engine.count_params("ffn", d_model=d, d_ff=4 * d, bias=False)
     swiglu = engine.count_params("swiglu_ffn", d_model=d, d_ff=8 * d // 3, bias=False)
     assert abs(swiglu - relu) / relu < 1e-3   # d_ff = 8d/3 (LLaMA rounds 10,922 up to 11,008)
+
+
+# --- the llm-interview deck (issue 22 item 1): the LLM era, beyond the notes ----------------------------------------
+
+LLM_TOPICS = ("gqa", "flops", "training-memory", "flash-attention", "tokenization", "nucleus-sampling", "llm-params",
+              "scaling-laws", "moe", "mixed-precision", "lora", "speculative-decoding", "long-context",
+              "paged-attention", "quantization", "alignment")
+
+
+def test_the_llm_deck_says_it_goes_beyond_the_notes_and_covers_every_topic(decks):
+    deck = decks["llm-interview"]
+    assert deck.source.startswith("超出笔记") and "CS336" in deck.source
+    generated = [card for card in deck.cards if card.kind == "generated"]
+    assert len(deck.cards) >= 120 and len(generated) >= 20
+    assert {card.topic for card in deck.cards} == set(LLM_TOPICS)
+    for topic_id in LLM_TOPICS:   # a recall, choice or true/false card beside the numbers on every topic
+        assert TOPICS[topic_id].group == "llm" and TOPICS[topic_id].mistakes and TOPICS[topic_id].generator
+        assert any(card.topic == topic_id and card.kind in ("recall", "choice", "truefalse", "order")
+                   for card in deck.cards), topic_id
+
+
+@pytest.mark.parametrize("card_id, expected", [
+    ("gen-gqa-per-token", 2 * 32 * 8 * 128 * 2 / 1024),        # Llama-3-8B, bf16: 128 KiB a token
+    ("gen-gqa-total", 2 * 32 * 8 * 128 * 2 * 4 * 8192 / 2**30),  # ... four sequences of 8192: 4 GiB
+    ("gen-gqa-saved", 2 * 32 * (32 - 8) * 128 * 2 * 8192 / 2**30),   # against 32 K/V heads: 3 GiB saved
+    ("gen-params-gpt2", 124_439_808),                          # GPT-2 small
+])
+def test_the_llm_decks_pinned_examples(cards, card_id, expected):
+    assert cards[card_id].pose().answer == pytest.approx(expected)
+
+
+def test_the_llm_decks_stated_numbers_are_the_formulas():
+    # the fixed cards quote these; each is recomputed here from its definition
+    assert (2 - 2**-10) * 2**15 == 65504                       # fp16's largest finite value
+    assert 2**-7 == 0.0078125                                 # bf16's machine epsilon (8 significand bits)
+    assert 1.75 * 2**8 == 448 and 1.75 * 2**15 == 57344       # E4M3 and E5M2 maxima
+    assert round(6 * 175e9 * 300e9 / 1e23, 2) == 3.15          # GPT-3's 6ND
+    assert round((1 - 0.8**5) / 0.2, 2) == 3.36                # speculative decoding, alpha 0.8, gamma 4
+    assert 512 + 64 == 576 and 2 * 128 * 128 == 32768          # MLA's cache against MHA's, DeepSeek-V2
+    assert round(math.sqrt(5.76e23 / 120) / 1e9, 1) == 69.3     # Chinchilla's budget: N about 70B

@@ -13,6 +13,10 @@ CONTRACT_IDS = {
     # beyond the notes: what interviewers ask next (the interview-next deck)
     "qk-projections", "attention-vs-rnn", "kv-cache", "model-families", "embedding-tying", "model-size",
     "training-recipe", "additive-attention", "modern-decoder", "decoding",
+    # the LLM era (the llm-interview deck)
+    "gqa", "flops", "training-memory", "flash-attention", "tokenization", "nucleus-sampling", "llm-params",
+    "scaling-laws", "moe", "mixed-precision", "lora", "speculative-decoding", "long-context", "paged-attention",
+    "quantization", "alignment",
 }
 
 TOPICS = load_topics()

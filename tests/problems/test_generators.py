@@ -12,6 +12,7 @@ import re
 import numpy as np
 import pytest
 
+from llm_oracles import INDEPENDENT as LLM_ERA
 from studytool.problems import registry
 from studytool.problems.answers import AnswerFormatError, format_answer, format_hint, grade
 from studytool.problems.variant import Variant
@@ -260,6 +261,7 @@ INDEPENDENT = {
     "transformer_params": transformer_params, "warmup_lr": warmup_lr, "temperature_softmax": temperature_softmax,
     "rms_norm": rms_norm, "rope_score": rope_score, "beam_search": beam_search, "pre_post_ln": pre_post_ln,
 }
+INDEPENDENT |= LLM_ERA   # the llm-interview deck's generators, computed by hand in llm_oracles.py
 
 
 def flat(value) -> list[float]:
