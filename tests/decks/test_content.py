@@ -258,3 +258,112 @@ def test_the_modern_decoders_swiglu_width_keeps_the_ffns_parameters():
     relu = engine.count_params("ffn", d_model=d, d_ff=4 * d, bias=False)
     swiglu = engine.count_params("swiglu_ffn", d_model=d, d_ff=8 * d // 3, bias=False)
     assert abs(swiglu - relu) / relu < 1e-3   # d_ff = 8d/3 (LLaMA rounds 10,922 up to 11,008)
+
+
+# --- issue 22: the last corrections ---------------------------------------------------------------------------
+
+
+def test_a_shared_projection_bounds_s_ij_by_the_geometric_mean_not_by_s_ii(cards):
+    x = np.array([[1.0, 0.0], [3.0, 1.0]])             # token 1 is longer than token 0
+    s = x @ x.T                                        # Q = K = X (W = I)
+    assert s[0, 1] > s[0, 0]                           # s_ii is no upper bound of its row
+    assert abs(s[0, 1]) <= np.sqrt(s[0, 0] * s[1, 1])  # Cauchy-Schwarz is
+    answer = cards["qk-why-separate"].body["a"]
+    assert "√(s_ii·s_jj)" in answer and "该行的一个上界" not in answer and "不是 s_ii 本身" in answer
+
+
+def test_label_smoothing_gives_the_right_word_one_minus_eps_plus_eps_over_v_everywhere(decks):
+    torch = pytest.importorskip("torch")
+    eps, vocab, right = 0.1, 7, 3
+    logits = torch.randn(1, vocab, generator=torch.Generator().manual_seed(0))
+    target = torch.full((1, vocab), eps / vocab)
+    target[0, right] = 1 - eps + eps / vocab
+    torch_loss = torch.nn.functional.cross_entropy(logits, torch.tensor([right]), label_smoothing=eps)
+    assert torch.allclose(torch_loss, -(target * logits.log_softmax(-1)).sum())
+    texts = [text_of(card) for deck in decks.values() for card in deck.cards] + [topic_text(t) for t in TOPICS]
+    said = [text for text in texts if re.search("label smoothing|标签平滑|label_smoothing", text)]
+    assert said
+    for text in said:   # every "1 − ε" is the mixture's weight "(1 − ε)·" or the right word's 1 − ε + ε/V
+        for match in re.finditer(r"\(?1 − ε\)?", text):
+            rest = text[match.end():]
+            assert match.group().startswith("(") or rest.startswith(" + ε/V"), text[match.start():match.end() + 20]
+
+
+def test_non_autoregressive_decoders_are_not_denied(cards):
+    card = cards["s2s-no-fixed-softmax"]
+    assert "一步一步产生" not in card.body["statement"] + card.body["opposite"]
+    assert "非自回归" in card.why and "非自回归" in topic_text("seq2seq")
+
+
+def test_the_whole_models_output_layer_is_said_to_have_its_bias():
+    generator = registry.get("transformer_params")
+    for seed in range(20):
+        for ask in ("tied", "untied"):
+            variant = generator.draw(np.random.default_rng(seed), ask=ask)
+            assert "输出层是带偏置的线性层" in variant.prompt
+
+
+def test_pytorch_transformer_puts_a_final_layernorm_on_each_stack_whatever_norm_first():
+    torch = pytest.importorskip("torch")
+    for norm_first in (False, True):
+        model = torch.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                                     dim_feedforward=16, norm_first=norm_first)
+        assert isinstance(model.encoder.norm, torch.nn.LayerNorm) and isinstance(model.decoder.norm, torch.nn.LayerNorm)
+
+
+def test_the_final_layernorm_is_taught_one_way_the_paper_none_nn_transformer_one_per_stack(cards):
+    for text in (cards["gen-post-vs-pre-ln"].why, topic_text("post-pre-ln"), topic_text("model-size"),
+                 cards["gen-model-base"].why):
+        assert "nn.Transformer" in text and "原论文" in text, text
+    stack = registry.get("param_count").draw(np.random.default_rng(0), ask="stack", convention="full")
+    model = registry.get("transformer_params").draw(np.random.default_rng(0), ask="tied")
+    norms = registry.get("pre_post_ln").draw(np.random.default_rng(0), ask="count", norm_first=False)
+    for said in (stack.prompt, model.prompt, norms.prompt + " ".join(norms.solution)):
+        assert "nn.Transformer" in said and ("原论文" in said or "不像 nn.Transformer" in said), said
+
+
+def test_batchnorm_of_one_is_all_zeros_only_for_a_single_vector(cards):
+    torch = pytest.importorskip("torch")
+    sentence = torch.randn(1, 3, 5, generator=torch.Generator().manual_seed(0))   # [1, C, L]: one sentence
+    assert torch.nn.BatchNorm1d(3)(sentence).abs().sum() > 1   # L values per channel: no error, not zeros
+    card = cards["bn-batch-of-one"]
+    assert "[1, C]" in card.body["q"] and "[1, L, C]" in card.why
+    assert "[1, C]" in topic_text("bn-vs-ln") and "batch = 1 时方差为 0" not in topic_text("bn-vs-ln")
+
+
+def test_positions_are_added_once_only_for_additive_absolute_encodings(cards):
+    card = cards["enc-pos-first-layer"]
+    assert "绝对位置编码" in card.body["statement"] and "RoPE" in card.why
+    assert "RoPE" in topic_text("encoder")
+
+
+def test_ln_formula_writes_eps_inside_the_root(cards):
+    answer = cards["ln-formula"].body["a"]
+    assert "√(σ² + ε)" in answer and "加极小的 ε" not in answer
+
+
+def test_d_ff_is_the_papers_choice(cards):
+    assert "原论文" in cards["ffn-dff"].body["q"] and "超参数" in cards["ffn-dff"].why
+
+
+def test_the_causal_mask_topic_puts_s_at_position_0():
+    summary = TOPICS["causal-mask"].summary
+    assert "位置 0 上是 <s>" in summary and "<s> 之后的第 i 个词" not in summary
+
+
+def test_the_pe_index_ranges_sit_on_their_own_lines():
+    from studytool import engine
+
+    d = 5
+    table = engine.positional_encoding(3, d)
+    sin_columns = range(0, d, 2)   # i = 0 .. ⌈d/2⌉ − 1
+    assert len(sin_columns) == -(-d // 2) and len(range(1, d, 2)) == d // 2
+    assert np.allclose(table[:, 4], np.sin(np.arange(3) / 10000 ** (4 / d)))   # the last column of odd d: sin
+    sin_line, cos_line = TOPICS["positional-encoding"].formulas[:2]
+    assert "sin" in sin_line and "⌈d/2⌉ − 1" in sin_line
+    assert "cos" in cos_line and "⌊d/2⌋ − 1" in cos_line and "⌈d/2⌉" not in cos_line
+
+
+def test_quadratic_memory_is_said_of_naive_attention(cards):
+    card = cards["attention-memory-quadratic"]
+    assert "朴素" in card.body["q"] and "FlashAttention" in card.why
