@@ -367,3 +367,28 @@ def test_the_pe_index_ranges_sit_on_their_own_lines():
 def test_quadratic_memory_is_said_of_naive_attention(cards):
     card = cards["attention-memory-quadratic"]
     assert "朴素" in card.body["q"] and "FlashAttention" in card.why
+
+
+# --- issue 22: what the notes teach and had no card for -------------------------------------------------------
+
+
+def test_powernorm_and_detection_as_seq2seq_have_cards_and_topic_text(cards):
+    assert {"powernorm-why", "powernorm-how", "s2s-detection", "s2s-detection-set"} <= set(cards)
+    assert all("2003.07845" in cards[card_id].source for card_id in ("powernorm-why", "powernorm-how"))
+    assert "PowerNorm" in topic_text("bn-vs-ln") and "DETR" in topic_text("seq2seq")
+
+
+def test_a_set_loss_after_bipartite_matching_ignores_the_order_of_the_predictions():
+    from itertools import permutations
+
+    rng = np.random.default_rng(0)
+    truth, predicted = rng.random((3, 4)), rng.random((5, 4))   # 3 objects, 5 slots, box vectors
+
+    def set_loss(slots):   # the best one-to-one matching, found by trying every assignment of slots to objects
+        return min(sum(np.abs(truth[i] - slots[j]).sum() for i, j in enumerate(chosen))
+                   for chosen in permutations(range(len(slots)), len(truth)))
+
+    in_order = [np.abs(truth[i] - predicted[i]).sum() for i in range(3)]
+    shuffled = predicted[rng.permutation(5)]
+    assert set_loss(predicted) == pytest.approx(set_loss(shuffled))
+    assert set_loss(predicted) <= sum(in_order)
