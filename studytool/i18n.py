@@ -676,4 +676,14 @@ ZH: dict[str, str] = {
     "target (shifted right) + positional encoding": "目标序列（右移）+ 位置编码",
     "target (shifted right) embedding": "目标序列（右移）词嵌入",
     "target (shifted right) token ids": "目标序列（右移）词元编号",
+    # decks check: the glossary and the vocabulary (decks/glossary.py)
+    "a glossary is a mapping with a 'terms' list": "词汇表是一个含 'terms' 列表的映射",
+    "a glossary term is a mapping of term, zh, en, use, forbidden": "词汇表的词条是含 term、zh、en、use、forbidden 的映射",
+    "a glossary term has exactly term, zh, en, use and forbidden (check {fields})": "词汇表的词条恰好有 term、zh、en、use 和 forbidden 五项（检查 {fields}）",
+    "term, zh, en and use are words; forbidden is a list of words": "term、zh、en、use 是词语；forbidden 是词语的列表",
+    "use is zh or en, not {use!r}": "use 只能是 zh 或 en，不能是 {use!r}",
+    "{word!r} is claimed twice (terms {a} and {b})": "{word!r} 被认领了两次（词条 {a} 与 {b}）",
+    "{variant!r} drifts from the glossary: write {word!r} ({term}, glossary.yaml)": "{variant!r} 偏离了词汇表：应写作 {word!r}（{term}，glossary.yaml）",
+    "stray space in Chinese text: {context!r} (no space between Chinese characters or beside full-width punctuation)": "中文里多了空格：{context!r}（汉字之间、全角标点两侧不加空格）",
+    "full-width brackets inside full-width brackets: {context!r} (use a comma, a dash or ASCII brackets inside)": "全角括号里又套了全角括号：{context!r}（里层改用逗号、破折号或半角括号）",
 }

@@ -51,6 +51,8 @@ def test_the_second_note_is_named_for_what_it_is(decks):
     assert "cs336-architecture" not in decks and deck.formerly == ("cs336-architecture",)
     assert "《3 transformer架构》" in deck.source and "CS336" not in deck.title + deck.source
     assert not any(card.source.startswith("CS336") for d in decks.values() for card in d.cards)
+    assert not any("cs336" in card.id for card in deck.cards)   # nor a card id (ln-formula-cs336 was one)
+    assert "ln-formula-cs336" in next(card for card in deck.cards if card.id == "ln-notes-formula").formerly
 
 
 # --- 1. the causal mask at inference --------------------------------------------------------------
@@ -97,7 +99,7 @@ def test_the_identity_fallback_really_fails_under_post_ln():
 
 
 def test_ln_formula_accepts_the_root_of_variance_plus_eps_and_names_the_notes_form(cards):
-    answer = cards["ln-formula-cs336"].body["a"]
+    answer = cards["ln-notes-formula"].body["a"]
     assert "√(σ² + ε)" in answer and "(σ + ε)" in answer and "笔记" in answer
     assert any("√(σ² + ε)" in formula for formula in TOPICS["layernorm"].formulas)
 
