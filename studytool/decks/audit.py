@@ -35,6 +35,7 @@ MAX_PROMPT_LEAK = 0.05        # draws in which a number on screen, copied, is th
 # A learner's lexical cue, not grammar: any of these in a statement reads as "a correction", hence true.
 NEGATION = re.compile(r"不|没|无需|无须|并非|而非")
 NEAR = 0.6                    # bigram similarity of two questions that counts as "nearly the same"
+NEAR_DRAWN = 0.4              # ... of a fixed card and a generated card's first showing (its prompt states more sizes)
 FIXED_NUMERIC = ("number", "vector", "shape")
 
 
@@ -251,17 +252,20 @@ def _bigrams(text: str) -> set[str]:
 
 
 def near_duplicates(cards: Sequence[Card], threshold: float = NEAR) -> list[tuple[str, str, float]]:
-    """Card pairs that ask the same thing: generated cards drawing from the same generator with the same
-    params (every later showing comes from one distribution), or first showings with the same answer
-    whose questions read nearly alike (bigram Jaccard >= threshold)."""
+    """Card pairs that ask the same thing: generated cards that pose the same question of the same generator,
+    at whatever sizes (the same sub-question and choices, `ask`, `convention`, `norm_first` ...: a pinned batch
+    of 1 is the same question), or first showings with the same answer whose questions read nearly alike
+    (bigram Jaccard >= threshold; >= NEAR_DRAWN between a fixed card and a generated one, whose prompt
+    spells out its sizes)."""
     from studytool.problems.answers import format_answer
 
     def signature(card: Card) -> tuple[str, set[str], str | None, str | None]:
         if card.kind == "recall":
             return card.key, _bigrams(card.body["q"]), None, None
         variant = card.pose()
-        drawn = repr((card.body["generator"], sorted(card.body.get("params", {}).items()))) \
-            if card.kind == "generated" else None
+        choices = sorted((name, value) for name, value in card.body.get("params", {}).items()
+                         if isinstance(value, (str, bool)))
+        drawn = repr((card.body["generator"], choices)) if card.kind == "generated" else None
         return card.key, _bigrams(variant.prompt), format_answer(variant), drawn
 
     signed = [signature(card) for card in cards]
@@ -269,7 +273,8 @@ def near_duplicates(cards: Sequence[Card], threshold: float = NEAR) -> list[tupl
     for i, (a, ga, answer_a, drawn_a) in enumerate(signed):
         for b, gb, answer_b, drawn_b in signed[i + 1:]:
             similarity = len(ga & gb) / len(ga | gb) if ga and gb else 0.0
-            if drawn_a is not None and drawn_a == drawn_b or similarity >= threshold and answer_a == answer_b:
+            alike = NEAR_DRAWN if (drawn_a is None) != (drawn_b is None) else threshold
+            if drawn_a is not None and drawn_a == drawn_b or similarity >= alike and answer_a == answer_b:
                 pairs.append((a, b, similarity))
     return sorted(pairs, key=lambda pair: -pair[2])
 

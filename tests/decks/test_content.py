@@ -394,3 +394,29 @@ def test_a_set_loss_after_bipartite_matching_ignores_the_order_of_the_prediction
     shuffled = predicted[rng.permutation(5)]
     assert set_loss(predicted) == pytest.approx(set_loss(shuffled))
     assert set_loss(predicted) <= sum(in_order)
+
+
+# --- issue 22: near-duplicates merged (progress follows) or told apart ----------------------------------------
+
+
+@pytest.mark.parametrize("kept, gone", [("gen-emb-params", "emb-params-formula"),
+                                        ("mask-zero-not-enough", "mask-zero-vector"),
+                                        ("shapes-xattn-output", "shapes-qkv-per-head")])
+def test_a_merged_card_takes_the_others_progress(cards, kept, gone):
+    assert gone not in cards and gone in cards[kept].formerly
+
+
+def test_the_merged_cards_keep_what_the_other_taught(cards):
+    assert "V × d_model" in cards["gen-emb-params"].why and "面试" in cards["gen-emb-params"].why
+    assert "[0.2447, 0.6652, 0.0900]" in cards["mask-zero-not-enough"].why
+    torch = pytest.importorskip("torch")
+    assert torch.allclose(torch.softmax(torch.tensor([1.0, 2.0, 0.0]), 0), torch.tensor([0.2447, 0.6652, 0.0900]),
+                          atol=1e-4)
+
+
+def test_the_pairs_told_apart_ask_different_things(cards):
+    assert cards["mh-dk"].kind == "choice" and "d_model / h" in cards["mh-dk"].body["q"]
+    assert "付出" in cards["mh-no-extra-params"].body["q"] and "params-multihead-free" in cards["mh-no-extra-params"].body["q"]
+    assert "架构笔记" in cards["ln-notes-formula"].body["q"] and "讲义" not in cards["ln-notes-formula"].body["q"]
+    xattn = cards["shapes-xattn-output"].pose(0)
+    assert xattn.answer == (1, xattn.params["tgt_len"], xattn.params["d_model"])   # the query's length, not the memory's
