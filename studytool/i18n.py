@@ -5,16 +5,24 @@ Chinese catalogue below translates it. Card content is never translated.
 The language is `--lang`, else `STUDYTOOL_LANG`, else the locale
 (`LC_ALL`, `LC_MESSAGES`, `LANG`, the first one set): Chinese for any
 `zh*` locale (`zh_CN.UTF-8`, `zh_TW`, `zh`), English otherwise.
+
+While a card of a Chinese deck is on screen (`speaking`), the text around it (format
+lines, hints, picture legends, prompts) is Chinese whatever the locale: only a language
+the learner asked for (`--lang`, `STUDYTOOL_LANG`) overrides it.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 LANGUAGES = ("en", "zh")
 _LOCALE_VARS = ("LC_ALL", "LC_MESSAGES", "LANG")
 
 _lang: str | None = None  # set by `--lang`; None = follow the environment
+_content: str | None = None  # the language of the card on screen (`speaking`); None = no card
 
 
 def parse_language(value: str) -> str | None:
@@ -43,7 +51,28 @@ def set_language(lang: str | None) -> None:
 
 
 def language() -> str:
-    return _lang or detect_language()
+    """`--lang`, else `STUDYTOOL_LANG`, else the language of the card on screen, else the locale."""
+    asked = _lang or parse_language(os.environ.get("STUDYTOOL_LANG", ""))
+    return asked or _content or detect_language()
+
+
+@contextmanager
+def speaking(lang: str | None) -> Iterator[None]:
+    """The interface speaks `lang` (None: as before) while a card written in it is shown, unless one was asked for."""
+    global _content
+    before, _content = _content, lang
+    try:
+        yield
+    finally:
+        _content = before
+
+
+_CHINESE = re.compile(r"[\u3400-\u9fff]")
+
+
+def is_chinese(text: str) -> bool:
+    """Does `text` hold a Chinese character (a deck's question, a card's text)?"""
+    return bool(_CHINESE.search(text))
 
 
 def _(text: str) -> str:

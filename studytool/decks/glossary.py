@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
-from studytool.i18n import _
+from studytool.i18n import _, is_chinese
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -32,7 +32,6 @@ _FIELDS = ("term", "zh", "en", "use", "forbidden")
 # the fields of a deck, a card and a topic that hold text a learner reads
 TEXT_FIELDS = frozenset({"title", "source", "q", "a", "statement", "opposite", "options", "items", "why",
                          "summary", "formulas", "mistakes"})
-CHINESE = re.compile(r"[\u3400-\u9fff]")
 # a space between two words of Chinese (runs of 2+ characters: "<s> 我 爱 AI" and "我 是 一条 狗" are token
 # sequences, one-character tokens spaced apart), or beside full-width punctuation (curly quotes aside: shared)
 STRAY_SPACE = re.compile(r"(?<=[\u3400-\u9fff]{2}) +(?=[\u3400-\u9fff]{2})"
@@ -143,7 +142,7 @@ def texts(root: Node | None) -> Iterator[_Text]:
 
 def drift(text: _Text, terms: Sequence[Term], lines: Sequence[str], name: str) -> list[str]:
     """The vocabulary and typesetting problems of one text, as `FILE:LINE:COL: message`."""
-    if not CHINESE.search(text.text):
+    if not is_chinese(text.text):
         return []
     found: list[str] = []
     masked = text.text
