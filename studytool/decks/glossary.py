@@ -158,16 +158,23 @@ def drift(text: _Text, terms: Sequence[Term], lines: Sequence[str], name: str) -
         found.append(f"{_where(text, match.start(), context.strip(), lines, name)}: " + _(
             "stray space in Chinese text: {context!r} (no space between Chinese characters or beside full-width "
             "punctuation)").format(context=context))
-    depth = 0
-    for index, char in enumerate(text.text):
+    for index in nested_brackets(text.text):
+        context = text.text[max(0, index - 8):index + 8].replace("\n", " ")
+        snippet = text.text[index:index + 8].split("\n")[0]
+        found.append(f"{_where(text, index, snippet, lines, name)}: " + _(
+            "full-width brackets inside full-width brackets: {context!r} (use a comma, a dash or "
+            "ASCII brackets inside)").format(context=context))
+    return found
+
+
+def nested_brackets(text: str) -> list[int]:
+    """Where a full-width bracket opens inside another one: （按 nn.LayerNorm 的定义（不计 γ、β））."""
+    depth, found = 0, []
+    for index, char in enumerate(text):
         if char == "（":
             depth += 1
             if depth == 2:
-                context = text.text[max(0, index - 8):index + 8].replace("\n", " ")
-                snippet = text.text[index:index + 8].split("\n")[0]
-                found.append(f"{_where(text, index, snippet, lines, name)}: " + _(
-                    "full-width brackets inside full-width brackets: {context!r} (use a comma, a dash or "
-                    "ASCII brackets inside)").format(context=context))
+                found.append(index)
         elif char == "）":
             depth = max(0, depth - 1)
     return found

@@ -420,3 +420,14 @@ def test_the_pairs_told_apart_ask_different_things(cards):
     assert "架构笔记" in cards["ln-notes-formula"].body["q"] and "讲义" not in cards["ln-notes-formula"].body["q"]
     xattn = cards["shapes-xattn-output"].pose(0)
     assert xattn.answer == (1, xattn.params["tgt_len"], xattn.params["d_model"])   # the query's length, not the memory's
+
+
+def test_no_generated_question_nests_full_width_brackets(decks):
+    """The review's nested brackets were in a generated prompt (batch_norm's LayerNorm rows): every bundled
+    generated card is posed at each level and its prompt, solution and hints read for them."""
+    from studytool.decks.glossary import nested_brackets
+
+    for card in (card for deck in decks.values() for card in deck.cards if card.kind == "generated"):
+        for variant in (card.pose(), *(card.pose(seed, level) for seed in range(3) for level in (1, 2, 3))):
+            for text in (variant.prompt, *variant.solution, *(hint.message for hint in variant.hints)):
+                assert not nested_brackets(text), (card.key, text)
