@@ -5,16 +5,24 @@ Chinese catalogue below translates it. Card content is never translated.
 The language is `--lang`, else `STUDYTOOL_LANG`, else the locale
 (`LC_ALL`, `LC_MESSAGES`, `LANG`, the first one set): Chinese for any
 `zh*` locale (`zh_CN.UTF-8`, `zh_TW`, `zh`), English otherwise.
+
+While a card of a Chinese deck is on screen (`speaking`), the text around it (format
+lines, hints, picture legends, prompts) is Chinese whatever the locale: only a language
+the learner asked for (`--lang`, `STUDYTOOL_LANG`) overrides it.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 LANGUAGES = ("en", "zh")
 _LOCALE_VARS = ("LC_ALL", "LC_MESSAGES", "LANG")
 
 _lang: str | None = None  # set by `--lang`; None = follow the environment
+_content: str | None = None  # the language of the card on screen (`speaking`); None = no card
 
 
 def parse_language(value: str) -> str | None:
@@ -43,7 +51,28 @@ def set_language(lang: str | None) -> None:
 
 
 def language() -> str:
-    return _lang or detect_language()
+    """`--lang`, else `STUDYTOOL_LANG`, else the language of the card on screen, else the locale."""
+    asked = _lang or parse_language(os.environ.get("STUDYTOOL_LANG", ""))
+    return asked or _content or detect_language()
+
+
+@contextmanager
+def speaking(lang: str | None) -> Iterator[None]:
+    """The interface speaks `lang` (None: as before) while a card written in it is shown, unless one was asked for."""
+    global _content
+    before, _content = _content, lang
+    try:
+        yield
+    finally:
+        _content = before
+
+
+_CHINESE = re.compile(r"[\u3400-\u9fff]")
+
+
+def is_chinese(text: str) -> bool:
+    """Does `text` hold a Chinese character (a deck's question, a card's text)?"""
+    return bool(_CHINESE.search(text))
 
 
 def _(text: str) -> str:
@@ -765,4 +794,14 @@ ZH: dict[str, str] = {
     "count": "次数",
     "no merges: every word is a single character, or --merges is 0": "没有合并：每个单词都只剩一个字符，或 --merges 为 0",
     "{n} tokens:": "{n} 个词元：",
+    # decks check: the glossary and the vocabulary (decks/glossary.py)
+    "a glossary is a mapping with a 'terms' list": "词汇表是一个含 'terms' 列表的映射",
+    "a glossary term is a mapping of term, zh, en, use, forbidden": "词汇表的词条是含 term、zh、en、use、forbidden 的映射",
+    "a glossary term has exactly term, zh, en, use and forbidden (check {fields})": "词汇表的词条恰好有 term、zh、en、use 和 forbidden 五项（检查 {fields}）",
+    "term, zh, en and use are words; forbidden is a list of words": "term、zh、en、use 是词语；forbidden 是词语的列表",
+    "use is zh or en, not {use!r}": "use 只能是 zh 或 en，不能是 {use!r}",
+    "{word!r} is claimed twice (terms {a} and {b})": "{word!r} 被认领了两次（词条 {a} 与 {b}）",
+    "{variant!r} drifts from the glossary: write {word!r} ({term}, glossary.yaml)": "{variant!r} 偏离了词汇表：应写作 {word!r}（{term}，glossary.yaml）",
+    "stray space in Chinese text: {context!r} (no space between Chinese characters or beside full-width punctuation)": "中文里多了空格：{context!r}（汉字之间、全角标点两侧不加空格）",
+    "full-width brackets inside full-width brackets: {context!r} (use a comma, a dash or ASCII brackets inside)": "全角括号里又套了全角括号：{context!r}（里层改用逗号、破折号或半角括号）",
 }

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from studytool.decks.model import Deck
-from studytool.i18n import _
+from studytool.i18n import _, speaking
 from studytool.problems.answers import format_answer, format_hint
 from studytool.problems.variant import option_label
 
@@ -50,11 +50,14 @@ def build(decks: Sequence[Deck], *, deck_ids: Sequence[str] = (), tags: Sequence
     from studytool.decks.select import plan
 
     posings = plan(decks, deck_ids=deck_ids, tags=tags, topic=topic, count=count, seed=seed)
+    chrome = {deck.deck: deck.chrome for deck in decks}   # a Chinese deck's format lines are Chinese, as in quiz
     items = []
     for posing in posings:
         card, variant = posing.card, posing.card.pose(posing.seed, level)
+        with speaking(chrome.get(card.deck)):
+            answer_format = format_hint(variant)
         items.append(Item(card.key, card.kind, variant.kind, variant.prompt, variant.options, format_answer(variant),
-                          format_hint(variant), variant.solution, card.why, card.source, variant.level))
+                          answer_format, variant.solution, card.why, card.source, variant.level))
     return Worksheet(posings.seed, tuple(items))
 
 

@@ -185,3 +185,35 @@ def test_no_english_string_is_in_the_catalogue_twice():
                    if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "ZH"]
     keys = [key.value for key in catalogue.keys]
     assert sorted({key for key in keys if keys.count(key) > 1}) == []
+
+
+# --- a Chinese deck speaks Chinese around its cards (issue 22, item 6) ---------------------------------------
+
+
+def test_a_chinese_card_on_screen_makes_the_interface_chinese_whatever_the_locale(env):
+    env.setenv("LANG", "en_US.UTF-8")
+    with i18n.speaking("zh"):
+        assert i18n.language() == "zh" and i18n._("Answer") == "答案"
+        with i18n.speaking(None):   # a card of a deck in English: the locale again
+            assert i18n.language() == "en"
+    assert i18n.language() == "en"   # and after the card
+
+
+def test_a_language_asked_for_wins_over_the_card_on_screen(env):
+    env.setenv("LANG", "zh_CN.UTF-8")
+    env.setenv("STUDYTOOL_LANG", "en")
+    with i18n.speaking("zh"):
+        assert i18n.language() == "en"
+    env.delenv("STUDYTOOL_LANG")
+    i18n.set_language("en")
+    try:
+        with i18n.speaking("zh"):
+            assert i18n.language() == "en"
+    finally:
+        i18n.set_language(None)
+
+
+@pytest.mark.parametrize("text, chinese", [("LayerNorm 在哪个方向上求均值？", True), ("Where does LayerNorm average?", False),
+                                           ("", False)])
+def test_is_chinese(text, chinese):
+    assert i18n.is_chinese(text) is chinese

@@ -38,6 +38,7 @@ MAX_PROMPT_LEAK = 0.05        # draws in which a number on screen, copied, is th
 NEGATION = re.compile(r"不|没|无需|无须|并非|而非")
 NEAR = 0.6                    # bigram similarity of two questions that counts as "nearly the same"
 MAX_PAIRS_LISTED = 100        # near-duplicate pairs kept, the most alike: 3,000 copies of a card are 4.5 million
+NEAR_DRAWN = 0.4              # ... of a fixed card and a generated card's first showing (its prompt states more sizes)
 FIXED_NUMERIC = ("number", "vector", "shape")
 
 
@@ -259,17 +260,20 @@ def _bigrams(text: str) -> set[str]:
 
 
 def near_duplicates(cards: Sequence[Card], threshold: float = NEAR) -> list[tuple[str, str, float]]:
-    """Card pairs that ask the same thing: generated cards drawing from the same generator with the same
-    params (every later showing comes from one distribution), or first showings with the same answer
-    whose questions read nearly alike (bigram Jaccard >= threshold)."""
+    """Card pairs that ask the same thing: generated cards that pose the same question of the same generator,
+    at whatever sizes (the same sub-question and choices, `ask`, `convention`, `norm_first` ...: a pinned batch
+    of 1 is the same question), or first showings with the same answer whose questions read nearly alike
+    (bigram Jaccard >= threshold; >= NEAR_DRAWN between a fixed card and a generated one, whose prompt
+    spells out its sizes)."""
     from studytool.problems.answers import format_answer
 
     def signature(card: Card) -> tuple[str, set[str], str | None, str | None]:
         if card.kind == "recall":
             return card.key, _bigrams(card.body["q"]), None, None
         variant = card.pose()
-        drawn = repr((card.body["generator"], sorted(card.body.get("params", {}).items()))) \
-            if card.kind == "generated" else None
+        choices = sorted((name, value) for name, value in card.body.get("params", {}).items()
+                         if isinstance(value, (str, bool)))
+        drawn = repr((card.body["generator"], choices)) if card.kind == "generated" else None
         return card.key, _bigrams(variant.prompt), format_answer(variant), drawn
 
     signed = [signature(card) for card in cards]
@@ -287,7 +291,9 @@ def near_duplicates(cards: Sequence[Card], threshold: float = NEAR) -> list[tupl
             for i, j in combinations(group, 2):
                 if signed[i][3] is None or signed[i][3] != signed[j][3]:   # a pair of one draw is listed above
                     similarity = _jaccard(signed[i][1], signed[j][1])
-                    if similarity >= threshold:
+                    # a fixed card and a generated card's first showing: its prompt states more sizes
+                    alike = NEAR_DRAWN if (signed[i][3] is None) != (signed[j][3] is None) else threshold
+                    if similarity >= alike:
                         yield i, j, similarity
 
     # the most alike first, then in deck order; a bounded heap, so memory stays flat however many pairs there are

@@ -67,6 +67,22 @@ class Deck:
     file: str = ""
     formerly: tuple[str, ...] = ()   # ids the deck had before a rename; progress under them moves here
 
+    @cached_property
+    def language(self) -> str:
+        """The language its cards are written in ("zh" or "en"): that of most questions (a generated card's is
+        Chinese: the generators write Chinese)."""
+        from studytool.i18n import is_chinese
+
+        chinese = [card.kind == "generated" or is_chinese(card.body.get("q") or card.body.get("statement") or "")
+                   for card in self.cards]
+        return "zh" if 2 * sum(chinese) > len(chinese) else "en"
+
+    @property
+    def chrome(self) -> str | None:
+        """The language of the interface text around its cards (format lines, hints, legends): Chinese for a deck
+        in Chinese, whatever the locale; None (the learner's language) for any other (`i18n.speaking`)."""
+        return "zh" if self.language == "zh" else None
+
     @property
     def kinds(self) -> dict[str, int]:
         """Card count per kind present, in the order of `CardKind`."""

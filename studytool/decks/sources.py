@@ -26,7 +26,7 @@ from studytool.i18n import _
 if TYPE_CHECKING:
     from studytool.decks.loader import Scan
 
-NOT_DECKS = frozenset({"topics.yaml"})
+NOT_DECKS = frozenset({"topics.yaml", "glossary.yaml"})
 
 Source = Path | Traversable      # a deck file on disk, or inside the installed package
 

@@ -300,7 +300,7 @@ def check_topic_files(paths: Sequence[Path] = ()) -> list[str]:
     """
     from studytool.decks.loader import NOT_DECKS, bundled_sources, expand, read_yaml, scan
 
-    sources = [path for path in paths if path.name in NOT_DECKS] if paths else [
+    sources = [path for path in paths if path.name == "topics.yaml"] if paths else [
         files("studytool.decks").joinpath("bundled", "topics.yaml")]
     if not sources:
         return []

@@ -1,7 +1,9 @@
 """Levels: a generated card's questions grow as the learner masters it.
 
-Level 1 is each generator's defaults, the notes' sizes (3-4-number vectors,
-d_model 3-6 for PE, small B and L, heads a power of two). Level 2 asks for more
+Level 1 is the notes' sizes: a card's first showing poses the notes' own numbers,
+and level-1 draws (each generator's defaults) keep to that scale: vectors of 3-4
+numbers, matrices at most 3 x 3, d_model and lengths as small as the notes use, no
+more than 4 computed numbers to type (issue 23). Level 2 asks for more
 of the same method: longer vectors and wider ranges with negatives, odd
 d_model and heads that are not a power of two, more rows. Level 3 goes further:
 the longest inputs and the awkward sizes, and the sub-question with the most steps

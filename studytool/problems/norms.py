@@ -221,7 +221,7 @@ def _bn_ln_output(b: _Batch, rng: np.random.Generator) -> Variant:
     compare = (f"对照：同一个矩阵按列做 BN 得 {mat(b.bn)}，" +
                ("在这个矩阵上恰好与 LN 相同（巧合，统计方向仍不同）" if np.allclose(b.bn, b.ln)
                 else "与 LN 的结果不同：统计的方向不同"))
-    return Variant(b.head + f"对每个样本做 LayerNorm（{_LN_RULE[2:]}），输出矩阵是什么？", "matrix", rows(b.ln),
+    return Variant(b.head + f"对每个样本做 LayerNorm，{_LN_RULE}，输出矩阵是什么？", "matrix", rows(b.ln),
                    FOUR_DECIMALS, (*b.ln_steps, compare), hints, params=b.params)
 
 

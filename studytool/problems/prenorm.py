@@ -225,7 +225,7 @@ class _Stack:
         modules = "nn.TransformerEncoder / nn.TransformerDecoder" if self.decoder_layers else "nn.TransformerEncoder"
         return (f"用 PyTorch 搭一个 {_arrangement(self.norm_first)} 的 {stacks}{bias}。"
                 f"{'每个' if self.decoder_layers else ''}堆叠末尾只在主干（残差流）没有被归一时才补一个最终 LayerNorm"
-                f"（{modules} 的 norm 参数）。")
+                f"（{modules} 的 norm 参数；不像 nn.Transformer 类那样总是各放一个）。")
 
     def steps(self) -> tuple[str, ...]:
         per_decoder = f"，decoder 每层 3 个（自注意力、交叉注意力、FFN 各一个）" if self.decoder_layers else ""
@@ -234,7 +234,8 @@ class _Stack:
         return (f"每个残差子层一个 LayerNorm：encoder 每层 2 个（自注意力、FFN 各一个）{per_decoder}",
                 ("Pre-LN 在子层之前归一，主干从不被归一，所以" + ("两个堆叠末尾各" if stacks == 2 else "堆叠末尾") +
                  "补一个最终 LayerNorm（2002.04745）" if self.norm_first else
-                 "Post-LN 在每个子层相加之后归一，主干已经归一，末尾不再补 LayerNorm"),
+                 "Post-LN 在每个子层相加之后归一，主干已经归一，所以（如 2017 年原论文）末尾不再补 LayerNorm；"
+                 "nn.Transformer 类不论 norm_first 都各补一个，这里按题目的约定数"),
                 f"共 {count} 个 LayerNorm，每个 {self.per_norm()} 个参数" +
                 ("（γ 和 β 各 d_model 个）" if self.bias else "（bias=False：只有 γ，d_model 个）") +
                 f"，合计 {big(total)}")

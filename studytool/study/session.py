@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from studytool.config import now as clock_now
 from studytool.decks.model import Card, Deck
-from studytool.i18n import _
+from studytool.i18n import _, speaking
 from studytool.problems.variant import Variant
 from studytool.study.implicit import ImplicitCredit, implicit_credit
 from studytool.study.queue import (LEARN_AHEAD, SEED_RANGE, Showing, card_level, review_outlook, review_queue,
@@ -79,8 +79,10 @@ class Session:
         clock: Clock = clock_now,
         rng: random.Random | None = None,
         implicit: ImplicitCredit | None = None,
+        decks: Sequence[Deck] = (),
     ):
-        """`rules` (deck id -> its scheduling rules) makes answers move the schedule; without, they are only logged."""
+        """`rules` (deck id -> its scheduling rules) makes answers move the schedule; without, they are only logged.
+        A card of one of `decks` written in Chinese is shown with Chinese interface text (`i18n.speaking`)."""
         self.store = store
         self.queue = [showing for showing in queue if showing.due is None]
         self.learning = [showing for showing in queue if showing.due is not None]  # steps waiting for their moment
@@ -97,6 +99,7 @@ class Session:
         self.implicit = implicit   # the topic graph's credit to prerequisite cards (None: off, or a plain quiz)
         self.credits: dict[int, list[int]] = {}  # review id of an answer -> its implicit credits' log rows
         self.on_screen: tuple[Card, Variant, Progress]  # the card being asked, to show again after :explain
+        self.chrome = {deck.deck: deck.chrome for deck in decks}   # deck id -> the language around its cards
         self.posed: Showing   # the showing being asked
         # the showings (by identity) whose explanation the learner opened: only their answer is hinted, not the
         # card's later showings (its learning steps would be capped at Hard for ever)
@@ -108,7 +111,8 @@ class Session:
         try:
             while (showing := self._next()) is not None:
                 try:
-                    self._pose(showing)
+                    with speaking(self.chrome.get(showing.card.deck)):
+                        self._pose(showing)
                 except _Skip:
                     self.done.append((showing, None))
                 except _Undo:
@@ -355,7 +359,7 @@ def quiz(
     rules = study_rules(store) if reschedule else None
     implicit = implicit_credit(store, decks, rules) if rules else None
     summary = Session(store, queue, mode="quiz", ask=ask, view=view, rules=rules, clock=clock,
-                      implicit=implicit).run()
+                      implicit=implicit, decks=decks).run()
     outlook = review_outlook(store, decks, deck_ids=deck_ids, now=clock(), days=study_days(store)) if reschedule else None
     return replace(summary, seed=posings.seed, outlook=outlook)
 
@@ -387,7 +391,7 @@ def review(
     if queue:
         rules = study_rules(store, retention=retention, fuzz=fuzz)
         session = Session(store, queue, mode="review", ask=ask, view=view, rules=rules, clock=clock, rng=rng,
-                          implicit=implicit_credit(store, decks, rules))
+                          implicit=implicit_credit(store, decks, rules), decks=decks)
         summary = session.run()
     outlook = review_outlook(store, decks, deck_ids=deck_ids, new_limit=new_limit, now=clock(), days=days)
     return replace(summary, outlook=outlook)

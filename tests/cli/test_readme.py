@@ -56,8 +56,9 @@ def test_the_readme_quotes_the_tour_stats_calc_and_explain():
 
 def test_every_quoted_run_prints_what_the_readme_shows(tmp_path):
     runner = CliRunner()
-    env = {"STUDYTOOL_HOME": str(tmp_path / "home"), "COLUMNS": "80", "STUDYTOOL_LANG": "en", "NO_COLOR": "1",
-           "STUDYTOOL_NOW": None, "TZ": "UTC"}
+    # an English locale, no language asked for: a Chinese deck's quiz speaks Chinese around its cards, as a reader sees
+    env = {"STUDYTOOL_HOME": str(tmp_path / "home"), "COLUMNS": "80", "LANG": "en_US.UTF-8", "LC_ALL": None,
+           "LC_MESSAGES": None, "STUDYTOOL_LANG": None, "NO_COLOR": "1", "STUDYTOOL_NOW": None, "TZ": "UTC"}
     for command, stdin, quoted in quoted_runs():
         result = runner.invoke(app, shlex.split(command)[1:], input=stdin, env=env)
         assert result.exit_code == 0, (command, result.output)

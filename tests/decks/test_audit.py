@@ -101,6 +101,23 @@ def test_near_duplicates_same_generator_and_params_or_same_answer_and_words():
     assert not any("other" in pair for pair in pairs)
 
 
+def test_the_same_question_at_other_sizes_is_a_near_duplicate():
+    """Issue 22: shapes-qkv-per-head pinned batch 1 and asked what gen-mh-transpose asks; mh-dk asked as a fixed
+    number what gen-selftest-q1-dk draws. Neither was found while params had to match in full."""
+    cards = [card("p47", "generated", generator="multi_head_shapes", params={"ask": "transpose", "batch": 1},
+                  example={"seq_len": 20, "d_model": 512, "n_heads": 8}),
+             card("arch", "generated", generator="multi_head_shapes", params={"ask": "transpose"},
+                  example={"batch": 32, "seq_len": 10, "d_model": 512, "n_heads": 8}),
+             card("full", "generated", generator="param_count", params={"ask": "encoder_layer", "convention": "full"}),
+             card("notes", "generated", generator="param_count", params={"ask": "encoder_layer", "convention": "notes"}),
+             card("drawn", "generated", generator="attention_scores", params={"ask": "d_k"},
+                  example={"d_model": 512, "n_heads": 8}),
+             card("fixed", "number", q="d_model = 512、头数 h = 8，每个头的 d_k 是多少？", answer=64)]
+    pairs = {(a.split("/")[1], b.split("/")[1]) for a, b, _ in near_duplicates(cards)}
+    assert ("p47", "arch") in pairs and ("drawn", "fixed") in pairs
+    assert ("full", "notes") not in pairs   # another convention is another question
+
+
 def test_item_statistics_from_the_log():
     d = deck(card("easy", "choice", **CHOICE), card("hard", "choice", **CHOICE))
     log = [{"card": "t/easy", "correct": True, "duration_ms": ms, "params": {}} for ms in (2000, 4000, 9000)]

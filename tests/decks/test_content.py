@@ -52,6 +52,8 @@ def test_the_second_note_is_named_for_what_it_is(decks):
     assert "cs336-architecture" not in decks and deck.formerly == ("cs336-architecture",)
     assert "《3 transformer架构》" in deck.source and "CS336" not in deck.title + deck.source
     assert not any(card.source.startswith("CS336") for d in decks.values() for card in d.cards)
+    assert not any("cs336" in card.id for card in deck.cards)   # nor a card id (ln-formula-cs336 was one)
+    assert "ln-formula-cs336" in next(card for card in deck.cards if card.id == "ln-notes-formula").formerly
 
 
 # --- 1. the causal mask at inference --------------------------------------------------------------
@@ -98,7 +100,7 @@ def test_the_identity_fallback_really_fails_under_post_ln():
 
 
 def test_ln_formula_accepts_the_root_of_variance_plus_eps_and_names_the_notes_form(cards):
-    answer = cards["ln-formula-cs336"].body["a"]
+    answer = cards["ln-notes-formula"].body["a"]
     assert "√(σ² + ε)" in answer and "(σ + ε)" in answer and "笔记" in answer
     assert any("√(σ² + ε)" in formula for formula in TOPICS["layernorm"].formulas)
 
@@ -299,3 +301,172 @@ def test_the_llm_decks_stated_numbers_are_the_formulas():
     assert round((1 - 0.8**5) / 0.2, 2) == 3.36                # speculative decoding, alpha 0.8, gamma 4
     assert 512 + 64 == 576 and 2 * 128 * 128 == 32768          # MLA's cache against MHA's, DeepSeek-V2
     assert round(math.sqrt(5.76e23 / 120) / 1e9, 1) == 69.3     # Chinchilla's budget: N about 70B
+# --- issue 22: the last corrections ---------------------------------------------------------------------------
+
+
+def test_a_shared_projection_bounds_s_ij_by_the_geometric_mean_not_by_s_ii(cards):
+    x = np.array([[1.0, 0.0], [3.0, 1.0]])             # token 1 is longer than token 0
+    s = x @ x.T                                        # Q = K = X (W = I)
+    assert s[0, 1] > s[0, 0]                           # s_ii is no upper bound of its row
+    assert abs(s[0, 1]) <= np.sqrt(s[0, 0] * s[1, 1])  # Cauchy-Schwarz is
+    answer = cards["qk-why-separate"].body["a"]
+    assert "√(s_ii·s_jj)" in answer and "该行的一个上界" not in answer and "不是 s_ii 本身" in answer
+
+
+def test_label_smoothing_gives_the_right_word_one_minus_eps_plus_eps_over_v_everywhere(decks):
+    torch = pytest.importorskip("torch")
+    eps, vocab, right = 0.1, 7, 3
+    logits = torch.randn(1, vocab, generator=torch.Generator().manual_seed(0))
+    target = torch.full((1, vocab), eps / vocab)
+    target[0, right] = 1 - eps + eps / vocab
+    torch_loss = torch.nn.functional.cross_entropy(logits, torch.tensor([right]), label_smoothing=eps)
+    assert torch.allclose(torch_loss, -(target * logits.log_softmax(-1)).sum())
+    texts = [text_of(card) for deck in decks.values() for card in deck.cards] + [topic_text(t) for t in TOPICS]
+    said = [text for text in texts if re.search("label smoothing|标签平滑|label_smoothing", text)]
+    assert said
+    for text in said:   # every "1 − ε" is the mixture's weight "(1 − ε)·" or the right word's 1 − ε + ε/V
+        for match in re.finditer(r"\(?1 − ε\)?", text):
+            rest = text[match.end():]
+            assert match.group().startswith("(") or rest.startswith(" + ε/V"), text[match.start():match.end() + 20]
+
+
+def test_non_autoregressive_decoders_are_not_denied(cards):
+    card = cards["s2s-no-fixed-softmax"]
+    assert "一步一步产生" not in card.body["statement"] + card.body["opposite"]
+    assert "非自回归" in card.why and "非自回归" in topic_text("seq2seq")
+
+
+def test_the_whole_models_output_layer_is_said_to_have_its_bias():
+    generator = registry.get("transformer_params")
+    for seed in range(20):
+        for ask in ("tied", "untied"):
+            variant = generator.draw(np.random.default_rng(seed), ask=ask)
+            assert "输出层是带偏置的线性层" in variant.prompt
+
+
+def test_pytorch_transformer_puts_a_final_layernorm_on_each_stack_whatever_norm_first():
+    torch = pytest.importorskip("torch")
+    for norm_first in (False, True):
+        model = torch.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                                     dim_feedforward=16, norm_first=norm_first)
+        assert isinstance(model.encoder.norm, torch.nn.LayerNorm) and isinstance(model.decoder.norm, torch.nn.LayerNorm)
+
+
+def test_the_final_layernorm_is_taught_one_way_the_paper_none_nn_transformer_one_per_stack(cards):
+    for text in (cards["gen-post-vs-pre-ln"].why, topic_text("post-pre-ln"), topic_text("model-size"),
+                 cards["gen-model-base"].why):
+        assert "nn.Transformer" in text and "原论文" in text, text
+    stack = registry.get("param_count").draw(np.random.default_rng(0), ask="stack", convention="full")
+    model = registry.get("transformer_params").draw(np.random.default_rng(0), ask="tied")
+    norms = registry.get("pre_post_ln").draw(np.random.default_rng(0), ask="count", norm_first=False)
+    for said in (stack.prompt, model.prompt, norms.prompt + " ".join(norms.solution)):
+        assert "nn.Transformer" in said and ("原论文" in said or "不像 nn.Transformer" in said), said
+
+
+def test_batchnorm_of_one_is_all_zeros_only_for_a_single_vector(cards):
+    torch = pytest.importorskip("torch")
+    sentence = torch.randn(1, 3, 5, generator=torch.Generator().manual_seed(0))   # [1, C, L]: one sentence
+    assert torch.nn.BatchNorm1d(3)(sentence).abs().sum() > 1   # L values per channel: no error, not zeros
+    card = cards["bn-batch-of-one"]
+    assert "[1, C]" in card.body["q"] and "[1, L, C]" in card.why
+    assert "[1, C]" in topic_text("bn-vs-ln") and "batch = 1 时方差为 0" not in topic_text("bn-vs-ln")
+
+
+def test_positions_are_added_once_only_for_additive_absolute_encodings(cards):
+    card = cards["enc-pos-first-layer"]
+    assert "绝对位置编码" in card.body["statement"] and "RoPE" in card.why
+    assert "RoPE" in topic_text("encoder")
+
+
+def test_ln_formula_writes_eps_inside_the_root(cards):
+    answer = cards["ln-formula"].body["a"]
+    assert "√(σ² + ε)" in answer and "加极小的 ε" not in answer
+
+
+def test_d_ff_is_the_papers_choice(cards):
+    assert "原论文" in cards["ffn-dff"].body["q"] and "超参数" in cards["ffn-dff"].why
+
+
+def test_the_causal_mask_topic_puts_s_at_position_0():
+    summary = TOPICS["causal-mask"].summary
+    assert "位置 0 上是 <s>" in summary and "<s> 之后的第 i 个词" not in summary
+
+
+def test_the_pe_index_ranges_sit_on_their_own_lines():
+    from studytool import engine
+
+    d = 5
+    table = engine.positional_encoding(3, d)
+    sin_columns = range(0, d, 2)   # i = 0 .. ⌈d/2⌉ − 1
+    assert len(sin_columns) == -(-d // 2) and len(range(1, d, 2)) == d // 2
+    assert np.allclose(table[:, 4], np.sin(np.arange(3) / 10000 ** (4 / d)))   # the last column of odd d: sin
+    sin_line, cos_line = TOPICS["positional-encoding"].formulas[:2]
+    assert "sin" in sin_line and "⌈d/2⌉ − 1" in sin_line
+    assert "cos" in cos_line and "⌊d/2⌋ − 1" in cos_line and "⌈d/2⌉" not in cos_line
+
+
+def test_quadratic_memory_is_said_of_naive_attention(cards):
+    card = cards["attention-memory-quadratic"]
+    assert "朴素" in card.body["q"] and "FlashAttention" in card.why
+
+
+# --- issue 22: what the notes teach and had no card for -------------------------------------------------------
+
+
+def test_powernorm_and_detection_as_seq2seq_have_cards_and_topic_text(cards):
+    assert {"powernorm-why", "powernorm-how", "s2s-detection", "s2s-detection-set"} <= set(cards)
+    assert all("2003.07845" in cards[card_id].source for card_id in ("powernorm-why", "powernorm-how"))
+    assert "PowerNorm" in topic_text("bn-vs-ln") and "DETR" in topic_text("seq2seq")
+
+
+def test_a_set_loss_after_bipartite_matching_ignores_the_order_of_the_predictions():
+    from itertools import permutations
+
+    rng = np.random.default_rng(0)
+    truth, predicted = rng.random((3, 4)), rng.random((5, 4))   # 3 objects, 5 slots, box vectors
+
+    def set_loss(slots):   # the best one-to-one matching, found by trying every assignment of slots to objects
+        return min(sum(np.abs(truth[i] - slots[j]).sum() for i, j in enumerate(chosen))
+                   for chosen in permutations(range(len(slots)), len(truth)))
+
+    in_order = [np.abs(truth[i] - predicted[i]).sum() for i in range(3)]
+    shuffled = predicted[rng.permutation(5)]
+    assert set_loss(predicted) == pytest.approx(set_loss(shuffled))
+    assert set_loss(predicted) <= sum(in_order)
+
+
+# --- issue 22: near-duplicates merged (progress follows) or told apart ----------------------------------------
+
+
+@pytest.mark.parametrize("kept, gone", [("gen-emb-params", "emb-params-formula"),
+                                        ("mask-zero-not-enough", "mask-zero-vector"),
+                                        ("shapes-xattn-output", "shapes-qkv-per-head")])
+def test_a_merged_card_takes_the_others_progress(cards, kept, gone):
+    assert gone not in cards and gone in cards[kept].formerly
+
+
+def test_the_merged_cards_keep_what_the_other_taught(cards):
+    assert "V × d_model" in cards["gen-emb-params"].why and "面试" in cards["gen-emb-params"].why
+    assert "[0.2447, 0.6652, 0.0900]" in cards["mask-zero-not-enough"].why
+    torch = pytest.importorskip("torch")
+    assert torch.allclose(torch.softmax(torch.tensor([1.0, 2.0, 0.0]), 0), torch.tensor([0.2447, 0.6652, 0.0900]),
+                          atol=1e-4)
+
+
+def test_the_pairs_told_apart_ask_different_things(cards):
+    assert cards["mh-dk"].kind == "choice" and "d_model / h" in cards["mh-dk"].body["q"]
+    assert "付出" in cards["mh-no-extra-params"].body["q"] and "params-multihead-free" in cards["mh-no-extra-params"].body["q"]
+    assert "架构笔记" in cards["ln-notes-formula"].body["q"] and "讲义" not in cards["ln-notes-formula"].body["q"]
+    xattn = cards["shapes-xattn-output"].pose(0)
+    assert xattn.answer == (1, xattn.params["tgt_len"], xattn.params["d_model"])   # the query's length, not the memory's
+
+
+def test_no_generated_question_nests_full_width_brackets(decks):
+    """The review's nested brackets were in a generated prompt (batch_norm's LayerNorm rows): every bundled
+    generated card is posed at each level and its prompt, solution and hints read for them."""
+    from studytool.decks.glossary import nested_brackets
+
+    for card in (card for deck in decks.values() for card in deck.cards if card.kind == "generated"):
+        for variant in (card.pose(), *(card.pose(seed, level) for seed in range(3) for level in (1, 2, 3))):
+            for text in (variant.prompt, *variant.solution, *(hint.message for hint in variant.hints)):
+                assert not nested_brackets(text), (card.key, text)

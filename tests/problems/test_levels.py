@@ -194,10 +194,10 @@ def test_higher_levels_of_beam_search_are_closer_calls(level, most):
 def bundled_generated_cards():
     from pathlib import Path
 
-    from studytool.decks.loader import load_deck_file
+    from studytool.decks.loader import NOT_DECKS, load_deck_file
 
     folder = Path(__file__).parents[2] / "studytool" / "decks" / "bundled"
-    return [card for path in sorted(folder.glob("*.yaml")) if path.name != "topics.yaml"
+    return [card for path in sorted(folder.glob("*.yaml")) if path.name not in NOT_DECKS
             for card in load_deck_file(path).cards if card.kind == "generated"]
 
 

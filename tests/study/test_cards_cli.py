@@ -21,6 +21,7 @@ MONDAY = "2026-03-02T08:00:00+00:00"
 def env(tmp_path, monkeypatch):
     monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.setenv("STUDYTOOL_LANG", "en")   # the drill deck is Chinese: its cards would speak Chinese around them
     monkeypatch.setattr(i18n, "_lang", "en")
     decks = tmp_path / "decks"   # beside the home, not in it: --deck-path reads no sub-folders
     decks.mkdir()

@@ -41,7 +41,7 @@ def test_a_review_ended_at_its_first_card_leaves_the_outlook_it_would_give(store
                          clock=Clock(T0 + timedelta(days=day)), rng=random.Random(day))
         totals.add(shown_total(view))
         assert (summary.outlook.new_left, summary.outlook.new_limit) == (shown_total(view), 20), day
-    assert 19 in totals   # the days include the tester's: a card waits for a prerequisite in the capped deck
+    assert min(totals) < 20   # the days include the tester's: cards wait for a prerequisite in the capped deck
 
 
 def test_every_review_of_a_day_offers_the_same_new_cards_and_the_next_day_others(store):
@@ -115,4 +115,4 @@ def test_review_json_outlook_and_screen_say_what_the_queue_showed(tmp_path, monk
         assert json.loads(shown.stdout)["outlook"]["new_left_today"] == total, day
         screen = runner.invoke(app, args, input="", env=env)
         assert f"New cards: {total} of 20 left today" in " ".join(screen.stdout.split()), day
-    assert 19 in totals
+    assert min(totals) < 20   # a day on which cards wait for a prerequisite in the capped deck

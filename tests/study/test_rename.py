@@ -53,6 +53,11 @@ def record_old_database(path) -> None:
     con.close()
 
 
+def new_key(key: str) -> str:
+    """Where a key of the old database belongs now: the deck renamed, and ln-formula-cs336 renamed in it."""
+    return key.replace(f"{OLD}/", "transformer-arch/").replace("/ln-formula-cs336", "/ln-notes-formula")
+
+
 def test_a_database_recorded_under_the_old_deck_id_keeps_every_schedule(tmp_path):
     path = tmp_path / "studytool.db"
     record_old_database(path)
@@ -65,15 +70,15 @@ def test_a_database_recorded_under_the_old_deck_id_keeps_every_schedule(tmp_path
         moved = follow(store, decks)
         after = table(store.con, "SELECT key, state, step, stability, difficulty, due, last_review FROM cards ORDER BY key")
         # every schedule, value for value, now under the new deck id; the other deck untouched
-        assert after == sorted((key.replace(f"{OLD}/", "transformer-arch/"), *rest) for key, *rest in schedules)
+        assert after == sorted((new_key(key), *rest) for key, *rest in schedules)
         assert {row[0] for row in table(store.con, "SELECT deck FROM cards")} == {"transformer-arch", "p47-encoder"}
         assert table(store.con, "SELECT id, card, time, mode, rating, answer FROM reviews ORDER BY id") == [
-            (i, card.replace(f"{OLD}/", "transformer-arch/"), *rest) for i, card, *rest in log]
+            (i, new_key(card), *rest) for i, card, *rest in log]
         assert [(m.old, m.new, m.reviews, m.schedule) for m in moved] == [
             (f"{OLD}/a-card-since-removed", "transformer-arch/a-card-since-removed", 1, "moved"),
             (f"{OLD}/emb-vs-onehot", "transformer-arch/emb-vs-onehot", 3, "moved"),
             (f"{OLD}/gen-emb-params", "transformer-arch/gen-emb-params", 2, "moved"),
-            (f"{OLD}/ln-formula-cs336", "transformer-arch/ln-formula-cs336", 2, "moved"),
+            (f"{OLD}/ln-formula-cs336", "transformer-arch/ln-notes-formula", 2, "moved"),   # the card renamed too
         ]
         # logged in the database
         assert table(store.con, "SELECT old, new, reviews, schedule FROM renames ORDER BY id") == [

@@ -135,6 +135,7 @@ MONDAY = "2026-03-02T08:00:00+00:00"
 def home(tmp_path, monkeypatch):
     monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path))
     monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.setenv("STUDYTOOL_LANG", "en")   # the words deck is Chinese: its cards would speak Chinese around them
     monkeypatch.setattr(i18n, "_lang", "en")
     (tmp_path / "decks").mkdir()
     (tmp_path / "decks" / "words.yaml").write_text(WORDS, encoding="utf-8")

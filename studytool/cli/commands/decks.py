@@ -88,11 +88,12 @@ def decks_check(
                                                  help="Deck files or folders (default: all installed decks)."),
 ) -> None:
     """Validate decks: 'ok: N decks, M cards', or every problem as FILE:LINE:COL and exit 1."""
+    from studytool.decks.glossary import check_vocabulary
     from studytool.decks.loader import check_decks
     from studytool.decks.topics import check_topic_files
 
     result = check_decks(ctx.obj, paths or ())
-    problems = result.problems + check_topic_files(paths or ())
+    problems = result.problems + check_topic_files(paths or ()) + check_vocabulary(paths or ())
     if problems:
         typer.echo("\n".join(problems))
         raise typer.Exit(1)
