@@ -207,7 +207,8 @@ class Scheduler:
     def _step_due(self, when: datetime, delay: timedelta, fuzz: float | None) -> datetime:
         """When a step is due: Anki's `with_learning_fuzz` adds up to a quarter of the delay (at most 5 minutes),
         in whole seconds; a step that would end at or past the next day start is due on a day, from its start
-        (Anki's `maybe_as_days`: 03:59 + 10 minutes is due at 04:00, a day later at 04:00 the day after)."""
+        (Anki's `maybe_as_days`: 03:59 + 10 minutes is due at 04:00; a 1-day step at 22:00 at 04:00 the next
+        morning)."""
         seconds = int(delay.total_seconds())
         until = self.days.seconds_to_next_day(when)
         if seconds >= until:
