@@ -231,6 +231,11 @@ ZH: dict[str, str] = {
     "Next level": "下次的难度级别",
     "Last answered": "上次作答的题",
     "level {n}": "级别 {n}",
+    "Variant": "变体",
+    "Already suspended, left as it was: {cards}.": "已经暂停，保持不变：{cards}。",
+    "unknown shell {shell!r}: one of {shells}": "不认识的 shell {shell!r}：可选 {shells}",
+    "seed {seed}": "种子 {seed}",
+    "the notes' example": "讲义原例",
     "Implicit review: {n} card of a prerequisite topic rescheduled.": "隐式复习：调整了 {n} 张前置主题的卡片。",
     "Implicit review: {n} cards of prerequisite topics rescheduled.": "隐式复习：调整了 {n} 张前置主题的卡片。",
     "A review also credits the core cards of the topics it builds on (implicit review).":
@@ -387,6 +392,9 @@ ZH: dict[str, str] = {
     "Fitted FSRS to {reviews} reviews ({items} training items).": "已用 {reviews} 次复习拟合 FSRS（{items} 个训练样本）。",
     "Under 64 items the optimizer fits only the four initial stabilities (w0-w3).":
         "样本不足 64 个时，优化器只拟合四个初始稳定性（w0-w3）。",
+    "Warning: {reviews} reviews are few for a trustworthy fit; Anki advises optimizing after "
+    "{advised} or more, and until then the fitted parameters may still move a lot.":
+        "注意：{reviews} 次复习还不足以得到可靠的拟合；Anki 建议在复习 {advised} 次以上后再优化，在此之前拟合出的参数仍可能大幅变化。",
     "Log loss: {default:.4f} with the default parameters, {optimized:.4f} fitted "
     "(RMSE {rmse_default:.1%} -> {rmse_optimized:.1%}).":
         "对数损失：默认参数 {default:.4f}，拟合后 {optimized:.4f}（RMSE {rmse_default:.1%} -> {rmse_optimized:.1%}）。",

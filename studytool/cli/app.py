@@ -17,7 +17,7 @@ from studytool import __version__
 from studytool.cli.commands import config, explain, study, worksheet
 from studytool.cli.style import Group
 from studytool.config import Settings
-from studytool.i18n import LANGUAGES, set_language
+from studytool.i18n import LANGUAGES, _, set_language
 
 # Every command, in the order help lists them in its three panels: a function, or a command group's help line
 # (the group is studytool/cli/commands/<name>.py). Each is built only when named (click's lazy subcommands),
@@ -54,6 +54,11 @@ class _Root(Group):
     def list_commands(self, ctx):
         return list(COMMANDS)
 
+    def get_params(self, ctx):
+        # typer appends its completion options once the group is built
+        self.params = [_shell_optional(param) if param.name in _TYPERS_COMPLETION else param for param in self.params]
+        return super().get_params(ctx)
+
     def get_command(self, ctx, name):
         command = super().get_command(ctx, name)
         if command is None or self.listing or name in self.built:
@@ -76,6 +81,33 @@ class _Root(Group):
             super().format_help(ctx, formatter)
         finally:
             self.listing = False
+
+
+SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
+_TYPERS_COMPLETION = ("install_completion", "show_completion")   # typer's parameter names; ours are renamed
+
+
+def _shell_optional(option: click.Parameter) -> click.Option:
+    """typer's `--show-completion` / `--install-completion`, taking the shell as an optional value.
+
+    typer's own take none when it can detect the shell, so `--show-completion zsh` printed the script of the
+    shell it ran in; here a shell named is the one given, and none named is the one running.
+    """
+    given = option.callback
+
+    def callback(ctx: click.Context, param: click.Parameter, value: Optional[str]) -> None:
+        if value is None or ctx.resilient_parsing:
+            return
+        if value != "auto" and value not in SHELLS:
+            raise click.BadParameter(_("unknown shell {shell!r}: one of {shells}").format(
+                shell=value, shells=", ".join(SHELLS)), ctx=ctx, param=param)
+        given(ctx, param, True if value == "auto" else value)   # True: typer detects the shell
+
+    verb = "Install" if option.name == "install_completion" else "Show"
+    name = option.name.replace("_completion", "_shell_completion")
+    return click.Option([*option.opts, name], is_flag=False, flag_value="auto", default=None, metavar="[SHELL]",
+                        expose_value=False, is_eager=True, callback=callback,
+                        help=f"{verb} completion for SHELL ({', '.join(SHELLS[:4])}; default: the current shell).")
 
 
 # `config new_per_day -1` is a value to refuse in words, not an unknown option "-1".

@@ -84,11 +84,12 @@ class Logged:
     duration_ms: int
     params: dict[str, Any] = field(default_factory=dict)   # as logged, without the level and the hinted mark
     level: int | None = None   # a generated card's level when asked (None: a fixed card, or logged before levels)
+    seed: int | None = None    # the variant's seed (None: a fixed card, or the notes' own example)
 
     def to_json(self) -> dict[str, Any]:
         return {"time": self.time.isoformat(), "rating": self.rating, "correct": self.correct,
                 "answer": self.answer, "mode": self.mode, "duration_ms": self.duration_ms,
-                "params": self.params, "level": self.level}
+                "params": self.params, "level": self.level, "seed": self.seed}
 
 
 def _logged(row: Any) -> Logged:
@@ -96,7 +97,7 @@ def _logged(row: Any) -> Logged:
     level = params.pop("level", None)
     params.pop("hinted", None)   # how it was answered, not what was asked
     return Logged(parse_time(row["time"]), row["mode"], rating_of(row["rating"]), bool(row["correct"]),
-                  text_of(row["answer"]), row["duration_ms"], params, level)
+                  text_of(row["answer"]), row["duration_ms"], params, level, row["seed"])
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,20 @@ def find(decks: Sequence[Deck], ref: str) -> Card:
             ref=ref, n=len(named), cards=", ".join(card.key for card in named)))
     raise StudytoolError(_("unknown card {ref!r}: name a card DECK/ID, as `studytool cards list` shows them").format(
         ref=ref))
+
+
+def completions(decks: Sequence[Deck], incomplete: str) -> list[str]:
+    """What a shell may complete `incomplete` to: the DECK/ID names it begins; and, once it is the start of a
+    bare ID that one deck alone has, that ID, which `find` takes for its DECK/ID (shells offer only words that
+    begin with what was typed, so a bare start cannot become DECK/ID)."""
+    from collections import Counter
+
+    cards = [card for deck in decks for card in deck.cards]
+    decks_with = Counter(card.id for card in cards)
+    named = [card.key for card in cards if card.key.startswith(incomplete)]
+    bare = [card.id for card in cards if incomplete and "/" not in incomplete and card.id.startswith(incomplete)
+            and decks_with[card.id] == 1]
+    return named + bare
 
 
 def _flags_from_row(row: Any) -> Flags:
@@ -229,7 +244,7 @@ def show(store: Store, card: Card, *, now: datetime, scheduler: Scheduler) -> Sh
     """One card with its chance of recall now (as `scheduler` counts elapsed days) and its whole history."""
     listed = Listed(card, store.schedule(card.key), flags(store, card.key), now)
     rows = store.con.execute(
-        "SELECT time, mode, rating, correct, answer, duration_ms, params FROM reviews WHERE card = ?"
+        "SELECT time, mode, rating, correct, answer, duration_ms, params, seed FROM reviews WHERE card = ?"
         " ORDER BY time, id", (card.key,))
     reviews = tuple(map(_logged, rows))
     reps, lapses = _counts(store, card.key)
@@ -255,8 +270,13 @@ def _set_flags(store: Store, keys: Sequence[str], **values: Any) -> None:
         _write_flags(con, keys, values)
 
 
-def suspend(store: Store, keys: Sequence[str]) -> None:
-    _set_flags(store, keys, suspended=1)
+def suspend(store: Store, keys: Sequence[str]) -> list[str]:
+    """Out of every review until unsuspended; returns those of `keys` that already were (left as they are)."""
+    marks = ", ".join("?" * len(keys))
+    already = {row[0] for row in store.con.execute(
+        f"SELECT key FROM card_flags WHERE suspended = 1 AND key IN ({marks})", tuple(keys))}
+    _set_flags(store, [key for key in keys if key not in already], suspended=1)
+    return [key for key in keys if key in already]
 
 
 def unsuspend(store: Store, keys: Sequence[str]) -> None:

@@ -3,19 +3,25 @@
 A review at 03:30 still belongs to the day before, as in Anki ("next day
 starts at"). Days are calendar days of the local time zone (zoneinfo), so the
 boundary stays at 04:00 wall-clock time across daylight-saving changes, and a
-day may be 23 or 25 hours long. Elapsed days between two moments are the
-difference of their day numbers, as Anki counts them for FSRS: a card reviewed
-at 22:15 and again at 08:00 two calendar days later has 2 elapsed days, though
-under 36 hours passed.
+day may be 23 or 25 hours long.
 
-Anki's own revlog arithmetic (what `compute_memory_state` and the optimizer
-use) counts whole 86,400-second periods back from the next day's start, so
-near a daylight-saving change an answer within an hour of 04:00 may fall in
-another day there; its live scheduler and this module count calendar days.
+Elapsed days, for FSRS, are not a difference of day numbers: Anki's live
+scheduler (`card_state_updater`) counts the whole 86,400-second periods from
+the last review to the *next* day start after the answer (`next_day_at`),
+that start reckoned in the answer's own UTC offset (04:00 today, or 24 hours
+after it when it has passed). So a card reviewed at 22:15 and again at 08:00
+two calendar days later has 2 elapsed days though under 36 hours passed; a
+review at exactly 04:00:00 counts as one of the day before (a whole period
+back to the next day start); and across a daylight-saving change a review
+within an hour of 04:00 may count a day more or less than the calendar says
+(America/New_York, autumn: 6 where the calendar says 5). Anki's revlog
+arithmetic (`compute_memory_state`, the optimizer) counts every answer back
+from one day start, the one after *now*: the same but across such a change.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from functools import lru_cache
@@ -82,6 +88,28 @@ class Days:
         """The start of the next day: cards due before it are due "today"."""
         return self.start(self.number(moment) + 1)
 
+    def next_day_at(self, moment: datetime) -> datetime:
+        """Anki's `next_day_at`: `day_start` o'clock in `moment`'s own UTC offset, or 24 hours later once passed.
+
+        Near a daylight-saving change this may be an hour off `end_of(moment)`, as Anki's is.
+        """
+        local = moment.astimezone(self.zone)
+        fixed = local.replace(tzinfo=timezone(local.utcoffset()))
+        start = fixed.replace(hour=self.day_start, minute=0, second=0, microsecond=0)
+        if start <= fixed:
+            start += timedelta(days=1)
+        return start.astimezone(timezone.utc)
+
+    def seconds_to_next_day(self, moment: datetime) -> int:
+        """Anki's `secs_until_rollover`: whole seconds from `moment` to `next_day_at`."""
+        return _seconds(self.next_day_at(moment)) - _seconds(moment)
+
     def elapsed(self, earlier: datetime, later: datetime) -> int:
-        """Whole days between two moments, counted in day boundaries crossed (never negative)."""
-        return max(0, self.number(later) - self.number(earlier))
+        """FSRS's elapsed days as Anki counts them: whole 86,400-second periods from `earlier` to the
+        next day start after `later` (never negative)."""
+        return max(0, (_seconds(self.next_day_at(later)) - _seconds(earlier)) // 86_400)
+
+
+def _seconds(moment: datetime) -> int:
+    """Unix time in whole seconds, as Anki keeps its clock and review times."""
+    return math.floor(moment.timestamp())

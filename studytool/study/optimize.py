@@ -10,7 +10,8 @@ above zero, holding every answer up to it.
 Below the optimizer's minimum (8 items after its own outlier filter) it
 silently returns its defaults; here that is refused in one line instead.
 Between 8 and 64 items it fits only the four initial stabilities, and the
-result says so. As in Anki, fitted weights that do not predict the log better
+result says so; under the 1000 reviews Anki advises, it warns that the fit is
+not yet trustworthy. As in Anki, fitted weights that do not predict the log better
 than the ones in use are not stored.
 
 Checked against Anki 26.9's own "Optimize" (tests/study/anki_fit_oracle.py):
@@ -35,6 +36,7 @@ from studytool.study.store import Store, parse_time
 
 MIN_ITEMS = 8     # fsrs-rs: fewer training items and it returns the default weights
 FULL_ITEMS = 64   # fsrs-rs: fewer and only the initial stabilities (w0-w3) are fitted
+ADVISED_REVIEWS = 1000   # Anki's advice: optimize "once you've done 1000+ reviews"; fewer, and the fit is shaky
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,10 @@ class Fit:
         return self.items < FULL_ITEMS
 
     @property
+    def few(self) -> bool:
+        return self.reviews < ADVISED_REVIEWS
+
+    @property
     def better(self) -> bool:
         return self.log_loss_optimized < self.log_loss_current
 
@@ -65,6 +71,7 @@ class Fit:
             "log_loss_current": self.log_loss_current, "log_loss_optimized": self.log_loss_optimized,
             "rmse_default": self.rmse_default, "rmse_optimized": self.rmse_optimized,
             "initial_stability_only": self.partial, "better": self.better, "stored": self.stored,
+            "few_reviews": self.few, "reviews_advised": ADVISED_REVIEWS,
         }
 
 

@@ -3,18 +3,21 @@
 The memory model (stability, difficulty) is py-fsrs's FSRS-6; what is Anki's
 here, and not py-fsrs's, is how it is driven:
 
-- elapsed time is counted in Anki days (`days.Days`: a day starts at 04:00
-  local time), not in 24-hour periods: a review the next calendar day is
-  1 day later however few hours passed, and FSRS's same-day (short-term)
-  formula applies only within one such day;
+- elapsed time is counted as Anki's live scheduler counts it (`Days.elapsed`:
+  whole days back from the next 04:00 local time), not in 24-hour periods: a
+  review the next calendar day is 1 day later however few hours passed, and
+  FSRS's same-day (short-term) formula applies only within one such day;
 - a review card is due on a day (stored as the moment that day starts), a
-  learning step at a moment;
+  learning step at a moment, unless it would end past the next day start:
+  then, as Anki's `maybe_as_days`, it is due on a day, from its start;
 - learning and relearning steps follow Anki's `LearningSteps` (Hard on the
   first step waits halfway to the second; Good moves on; Again restarts),
   each delay fuzzed as Anki does (up to +25%, at most 5 minutes);
-- intervals are Anki's: hard <= good - 1 <= easy - 2 for review cards, Easy
-  on a learning card at least the fuzzed Good interval + 1 day, and fuzz from
-  Anki's ranges with a factor fixed by the card and its review count.
+- intervals are Anki's: hard <= good - 1 <= easy - 2 for review cards, none
+  shorter than the previous interval by fuzz (Anki's
+  `minimum_review_fuzz_interval`), Easy on a learning card at least the fuzzed
+  Good interval + 1 day, and fuzz from Anki's ranges with a factor fixed by
+  the card and its review count.
 
 A card in the store is one FSRS item; for a generated card that is the
 concept, whatever variant was shown.
@@ -58,6 +61,11 @@ class Rules:
 class _Memory:
     stability: float
     difficulty: float
+
+    def kept(self) -> tuple[float, float]:
+        """As Anki stores it (`round_to_places`): stability to 4 decimal places, difficulty to 3. The next
+        answer starts from these, so keeping more would drift a day off Anki's fuzz range within months."""
+        return _round(self.stability * 1e4) / 1e4, _round(self.difficulty * 1e3) / 1e3
 
 
 def fuzz_factor(key: str, reps: int) -> float:
@@ -140,7 +148,7 @@ class Scheduler:
         if schedule.state == RELEARNING:
             return self._stepping(RELEARNING, self.rules.relearning_steps, schedule.step or 0,
                                   memories, rating, when, fuzz)
-        return self._review(memories, rating, when, fuzz)
+        return self._review(schedule, memories, rating, when, fuzz)
 
     def _stepping(self, state: int, steps: tuple[timedelta, ...], step: int, memories: dict[int, _Memory],
                   rating: int, when: datetime, fuzz: float | None) -> Schedule:
@@ -155,26 +163,38 @@ class Scheduler:
         elif rating == 3 and step + 1 < len(steps):
             step, delay = step + 1, steps[step + 1]
         if delay is not None:
-            return Schedule(state, step, memory.stability, memory.difficulty, self._step_due(when, delay, fuzz), when)
+            return Schedule(state, step, *memory.kept(), self._step_due(when, delay, fuzz), when)
         minimum = 1
         if rating == 4:   # Easy waits at least a day longer than Good would have
             minimum = self._fuzzed(self.interval(memories[3].stability), 1, fuzz) + 1
         whole_days = float(max(1, _round(self.interval(memory.stability))))   # Anki rounds before the fuzz here
         return self._due_in(self._fuzzed(whole_days, minimum, fuzz), memory, when)
 
-    def _review(self, memories: dict[int, _Memory], rating: int, when: datetime, fuzz: float | None) -> Schedule:
-        """A review card: Again lapses into relearning; Hard, Good and Easy each at least a day past the one before."""
+    def _review(self, schedule: Schedule, memories: dict[int, _Memory], rating: int, when: datetime,
+                fuzz: float | None) -> Schedule:
+        """A review card: Again lapses into relearning; Hard, Good and Easy each at least a day past the one
+        before, and none below the floor the previous interval sets."""
         memory = memories[rating]
         if rating == 1:
             if self.rules.relearning_steps:
-                return Schedule(RELEARNING, 0, memory.stability, memory.difficulty,
-                                when + self.rules.relearning_steps[0], when)
+                due = self._step_due(when, self.rules.relearning_steps[0], fuzz)
+                return Schedule(RELEARNING, 0, *memory.kept(), due, when)
             return self._due_in(self._fuzzed(self.interval(memory.stability), 1, None), memory, when)
+        previous = self.days.number(schedule.due) - self.days.number(schedule.last_review or schedule.due)
         minimum, days = 1, 0
         for grade in range(2, rating + 1):
-            days = self._fuzzed(self.interval(memories[grade].stability), minimum, fuzz)
+            interval = self.interval(memories[grade].stability)
+            days = self._fuzzed(interval, max(self._floor(interval, previous), minimum), fuzz)
             minimum = days + 1
         return self._due_in(days, memory, when)
+
+    def _floor(self, interval: float, previous: int) -> int:
+        """Anki's `minimum_review_fuzz_interval`: fuzz may not shrink the interval below the previous one
+        (previous + 1 once it grew), unless the interval itself fell below the fuzz range of the previous."""
+        _lower, upper = fuzz_bounds(interval, 1, self.rules.maximum_interval)
+        if _round(interval) > previous:
+            return previous + 1
+        return previous if previous <= upper else 0
 
     def _fuzzed(self, interval: float, minimum: int, fuzz: float | None) -> int:
         """Anki's `with_review_fuzz`: a day count in the fuzz range, or the rounded interval without fuzz."""
@@ -186,17 +206,20 @@ class Scheduler:
 
     def _step_due(self, when: datetime, delay: timedelta, fuzz: float | None) -> datetime:
         """When a step is due: Anki's `with_learning_fuzz` adds up to a quarter of the delay (at most 5 minutes),
-        in whole seconds; a step of a day or more is due on a day, as Anki's interday learning: from its start."""
-        if delay >= timedelta(days=1):
-            return self.days.start(self.days.number(when) + _round(delay / timedelta(days=1)))
+        in whole seconds; a step that would end at or past the next day start is due on a day, from its start
+        (Anki's `maybe_as_days`: 03:59 + 10 minutes is due at 04:00; a 1-day step at 22:00 at 04:00 the next
+        morning)."""
         seconds = int(delay.total_seconds())
+        until = self.days.seconds_to_next_day(when)
+        if seconds >= until:
+            return self.days.start(self.days.number(when) + (seconds - until) // 86_400 + 1)
         extra = math.floor(min(seconds * 0.25, 300.0))
         return when + timedelta(seconds=seconds + (math.floor(fuzz * extra) if fuzz is not None else 0))
 
     def _due_in(self, days: int, memory: _Memory, when: datetime) -> Schedule:
         """A review card due `days` Anki days after `when`'s day: due from the moment that day starts."""
         due = self.days.start(self.days.number(when) + days)
-        return Schedule(REVIEW, None, memory.stability, memory.difficulty, due, when)
+        return Schedule(REVIEW, None, *memory.kept(), due, when)
 
 
 def _hard_delay(steps: tuple[timedelta, ...], step: int) -> timedelta:

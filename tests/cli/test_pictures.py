@@ -117,7 +117,8 @@ def test_ascii_where_the_encoding_cannot_show_blocks():
     assert glyphs_for("cp1252") is ASCII and glyphs_for("no-such-codec") is ASCII
 
 
-def test_no_color_keeps_every_glyph_and_drops_colour():
+def test_no_color_keeps_every_glyph_and_drops_colour(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)   # the coloured console must be allowed colour
     for name, make in PICTURES.items():
         coloured = Output("utf-8")
         Console(file=coloured, width=100, force_terminal=True, color_system="truecolor").print(make())

@@ -52,6 +52,19 @@ def test_cards_show_gives_the_inputs_and_level_of_the_variant_last_asked(env):
     assert "Next level" in screen
 
 
+def test_cards_show_names_the_variant_each_answer_was_to(env):
+    review = json.loads(invoke([*env, "review", "--deck", "g", "--json"], "0\n0\n").stdout)
+    seeds = [card["seed"] for card in review["cards"]]               # the notes' example, then a drawn variant
+    shown = json.loads(invoke([*env, "cards", "show", "g/max", "--json"]).stdout)
+    assert [answer["seed"] for answer in shown["reviews"]] == seeds
+    screen = invoke([*env, "--lang", "en", "cards", "show", "g/max"], env={"COLUMNS": "200"}).stdout
+    rows = [line for line in screen.splitlines() if "│" in line and ("seed" in line or "example" in line)]
+    assert "Variant" in screen and len(rows) == 2
+    assert "the notes' example: " in rows[0] and f"seed {seeds[1]}: " in rows[1]
+    for row, answer in zip(rows, shown["reviews"]):
+        assert f"(level {answer['level']})" in row
+
+
 def test_a_fixed_card_has_no_last_asked_variant(env, tmp_path):
     (tmp_path / "decks" / "n.yaml").write_text(
         "deck: n\ntitle: 数\nsource: 测试\ncards:\n  - id: a\n    kind: number\n    topic: softmax\n"
@@ -59,7 +72,8 @@ def test_a_fixed_card_has_no_last_asked_variant(env, tmp_path):
     invoke([*env, "review", "--deck", "n"], "7\n")
     shown = json.loads(invoke([*env, "cards", "show", "n/a", "--json"]).stdout)
     assert shown["last_asked"] is None and shown["reviews"][0]["level"] is None
-    assert "Last answered" not in invoke([*env, "--lang", "en", "cards", "show", "n/a"]).stdout
+    screen = invoke([*env, "--lang", "en", "cards", "show", "n/a"]).stdout
+    assert "Last answered" not in screen and "Variant" not in screen and shown["reviews"][0]["seed"] is None
 
 
 def test_the_label_says_answered_in_both_languages(env):

@@ -117,3 +117,19 @@ def test_find_names_the_choices_of_a_bare_id_several_decks_have():
 def test_find_refuses_a_card_no_deck_has(ref):
     with pytest.raises(StudytoolError, match="^unknown card "):
         cards.find(_decks(a=["x", "y"], b=["y", "z"]), ref)
+
+
+def test_completions_offer_deck_ids_and_a_bare_id_that_one_deck_alone_has():
+    from studytool.decks.model import Card, Deck
+
+    def deck(name, *ids):
+        return Deck(deck=name, title=name, source="", cards=tuple(
+            Card(deck=name, id=id, kind="recall", topic="t", body={"q": "q", "a": "a"}) for id in ids))
+
+    decks = [deck("d1", "ln-axis", "ln-eps"), deck("d2", "ln-eps", "bn-axis")]
+    assert cards.completions(decks, "d1/") == ["d1/ln-axis", "d1/ln-eps"]
+    assert cards.completions(decks, "ln-a") == ["ln-axis"]          # `cards show ln-axis` takes it for d1/ln-axis
+    assert cards.completions(decks, "bn") == ["bn-axis"]
+    assert cards.completions(decks, "ln-e") == []                   # in two decks: the deck must be named
+    assert cards.completions(decks, "") == ["d1/ln-axis", "d1/ln-eps", "d2/ln-eps", "d2/bn-axis"]
+    assert cards.find(decks, "ln-axis").key == "d1/ln-axis"

@@ -94,13 +94,40 @@ def test_a_suspended_card_never_comes_up_until_unsuspended(env):
     assert reviewed(env, MONDAY, "7\n", new=6) == ["drill/c0"]
 
 
+def test_suspending_a_suspended_card_says_so_and_leaves_it_as_it_was(env):
+    assert doc(env, ["cards", "suspend", "drill/c0"])["already"] == []
+    done = doc(env, ["cards", "suspend", "drill/c0", "drill/c1"])
+    assert (done["cards"], done["already"]) == (["drill/c0", "drill/c1"], ["drill/c0"])
+    assert run(env, ["cards", "suspend", "drill/c0"]).stdout == "Already suspended, left as it was: drill/c0.\n"
+    both = run(env, ["cards", "suspend", "drill/c1", "drill/c2"])
+    assert both.exit_code == 0
+    assert both.stdout.splitlines() == ["Already suspended, left as it was: drill/c1.",
+                                        "Suspended 1 card(s): drill/c2."]
+    assert listed(env, "--state", "suspended") == ["drill/c0", "drill/c1", "drill/c2"]
+
+
+@pytest.mark.parametrize("command", ["show", "suspend", "forget"])
+def test_the_shell_completes_a_card_by_its_name_or_its_bare_id(env, command):
+    def completed(word):
+        words = f"studytool --deck-path {env} cards {command} {word}"
+        result = CliRunner().invoke(app, [], prog_name="studytool", env={
+            "_STUDYTOOL_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": str(len(words.split()) - 1)})
+        assert result.exit_code == 0, result.output
+        return result.stdout.split()
+
+    assert completed("drill/c") == [f"drill/c{i}" for i in range(6)]
+    assert completed("c3") == ["c3"]                  # a bare ID one deck alone has: the commands take it
+    assert completed("drill/zz") == []
+
+
 def test_bury_lasts_until_the_next_day_starts(env):
     done = doc(env, ["cards", "bury", "drill/c0"], now="2026-03-03T03:30:00+00:00")   # 03:30 is still Monday's day
-    assert done == {"action": "bury", "cards": ["drill/c0"], "until": "2026-03-03T04:00:00+00:00"}
+    assert done == {"action": "bury", "cards": ["drill/c0"], "until": "2026-03-03T04:00:00+00:00", "already": []}
     assert listed(env, "--state", "buried", now="2026-03-03T03:59:00+00:00") == ["drill/c0"]
     assert sorted(reviewed(env, "2026-03-03T03:59:00+00:00", "7\n" * 5, new=6)) == ALL[1:]
     assert listed(env, "--state", "buried", now="2026-03-03T04:00:00+00:00") == []
-    assert reviewed(env, "2026-03-03T04:00:00+00:00", "7\n", new=6) == ["drill/c0"]
+    # back at 04:00, with the others: their 10-minute steps from 03:59 end at the day start (Anki's maybe_as_days)
+    assert sorted(reviewed(env, "2026-03-03T04:00:00+00:00", "7\n" * 6, new=6)) == ALL
 
 
 def test_forget_resets_to_new_and_keeps_the_history(env):

@@ -134,6 +134,17 @@ def test_stored_parameters_schedule_every_review_after(env):
     assert "Log loss" in screen and "Not stored" in screen            # the same fit again is no better
 
 
+def test_a_fit_on_fewer_reviews_than_anki_advises_is_flagged_with_how_many_it_needs(env, monkeypatch):
+    _history_list, answers = studied(env)
+    assert answers < 1000                                             # Anki: optimize after 1000+ reviews
+    screen = " ".join(invoke("optimize", "--dry-run").stdout.split())   # as one line, however wrapped
+    assert f"Warning: {answers} reviews are few for a trustworthy fit; Anki advises optimizing after 1000" in screen
+    fit = json.loads(invoke("optimize", "--dry-run", "--json").stdout)
+    assert (fit["few_reviews"], fit["reviews_advised"]) == (True, 1000)
+    monkeypatch.setattr(optimize, "ADVISED_REVIEWS", answers)        # enough: no warning
+    assert "Warning" not in invoke("optimize", "--dry-run").stdout
+
+
 def test_below_the_optimizers_minimum_it_refuses_in_one_line(env):
     with open_store(env / "home" / "studytool.db") as store:
         simulate(store, n_cards=2, n_days=10)
@@ -173,7 +184,7 @@ def anki_revlogs(store):
 def test_anki_trains_on_the_same_items_and_fits_as_well(env):
     """Anki 26.9's own "Optimize" over the same log: the same FSRS items (so the same log loss for any
     parameters); its optimizer is a newer fsrs-rs than fsrs-rs-python's, so its fit may differ a little."""
-    pytest.importorskip("anki")
+    pytest.importorskip("anki", reason="Anki's own optimizer is the oracle (pip install '.[oracle]')")
     import os
     import subprocess
     import sys

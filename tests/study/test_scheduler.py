@@ -33,7 +33,28 @@ def test_a_day_starts_at_four_so_3_30_belongs_to_the_day_before():
     assert days.date(at("2026-03-02T04:00:00+00:00")).isoformat() == "2026-03-02"
     assert days.elapsed(at("2026-03-01T22:15:00+00:00"), at("2026-03-02T03:30:00+00:00")) == 0
     assert days.elapsed(at("2026-03-01T22:15:00+00:00"), at("2026-03-02T04:00:00+00:00")) == 1   # 5 h 45 min
-    assert days.elapsed(at("2026-03-01T04:00:00+00:00"), at("2026-03-02T03:59:00+00:00")) == 0   # 23 h 59 min
+    assert days.elapsed(at("2026-03-01T04:00:01+00:00"), at("2026-03-02T03:59:00+00:00")) == 0   # 23 h 59 min
+
+
+def test_an_answer_at_the_day_start_counts_a_whole_day_back_from_the_next_one():
+    """Anki counts elapsed days as whole 86,400-second periods from the last answer to the next day start
+    after this one: from 04:00:00 that is a full day, so 04:00:00 counts as the day before."""
+    days = Days(4, UTC)
+    assert days.elapsed(at("2026-03-01T04:00:00+00:00"), at("2026-03-01T04:10:00+00:00")) == 1
+    assert days.elapsed(at("2026-03-01T04:00:00+00:00"), at("2026-03-02T03:59:00+00:00")) == 1
+    assert days.elapsed(at("2026-03-01T04:00:01+00:00"), at("2026-03-01T04:10:00+00:00")) == 0
+    assert days.elapsed(at("2026-03-01T03:59:59+00:00"), at("2026-03-01T04:00:00+00:00")) == 1
+
+
+def test_across_new_yorks_autumn_change_elapsed_days_count_to_the_next_day_start():
+    days = Days(4, ZoneInfo("America/New_York"))
+    before, after = at("2026-10-27T04:30:00-04:00"), at("2026-11-01T10:00:00-05:00")
+    assert days.number(after) - days.number(before) == 5                 # calendar days
+    assert days.elapsed(before, after) == 6   # 04:00 EST on 2 Nov is 6 days 30 minutes after 04:30 EDT
+    # the next day start is reckoned in the answer's own offset, as Anki's is: at 00:30 EDT on the night
+    # of the change it is 04:00 EDT, which is 03:00 EST
+    assert days.next_day_at(at("2026-11-01T00:30:00-04:00")) == at("2026-11-01T03:00:00-05:00")
+    assert days.next_day_at(at("2026-11-01T03:30:00-05:00")) == at("2026-11-01T04:00:00-05:00")
 
 
 def test_days_are_local_and_keep_four_o_clock_across_daylight_saving():
@@ -129,6 +150,37 @@ def test_a_step_of_a_day_or_more_is_due_from_the_start_of_its_day():
     assert (first.step, first.due) == (1, at("2026-03-02T04:00:00+00:00"))
     second = s.answer(first, 3, at("2026-03-02T09:00:00+00:00"), key="d/a", reps=1)
     assert (second.step, second.due) == (2, at("2026-03-05T04:00:00+00:00"))
+
+
+def test_a_step_that_would_end_past_the_next_day_start_is_due_at_it():
+    """Anki's `maybe_as_days`: 03:59 + 10 minutes is due at 04:00, the start of the next day, fuzz or not."""
+    for fuzz in (False, True):
+        s = scheduler(fuzz=fuzz)
+        good = s.answer(None, 3, at("2026-03-02T03:59:00+00:00"), key="d/a", reps=0)
+        assert (good.state, good.step, good.due) == (LEARNING, 1, at("2026-03-02T04:00:00+00:00"))
+        card = Schedule(REVIEW, None, 30.0, 5.0, at("2026-03-02T04:00:00+00:00"), at("2026-02-01T09:00:00+00:00"))
+        lapse = s.answer(card, 1, at("2026-03-03T03:55:00+00:00"), key="d/a", reps=5)
+        assert (lapse.state, lapse.due) == (RELEARNING, at("2026-03-03T04:00:00+00:00"))
+    early = scheduler().answer(None, 3, at("2026-03-02T03:45:00+00:00"), key="d/a", reps=0)
+    assert early.due == at("2026-03-02T03:55:00+00:00")                # ends before 04:00: a step in minutes
+
+
+def test_fuzz_never_shrinks_a_review_interval_below_the_previous_one():
+    """Anki's `minimum_review_fuzz_interval`: after 115 days, a Hard whose interval is about 111 days still
+    waits 115 (fuzz ranges 105-118 there), unless the interval fell below the previous one's fuzz range."""
+    days = Days(4, UTC)
+    last = at("2026-01-01T09:00:00+00:00")
+    card = Schedule(REVIEW, None, 110.0, 9.0, days.start(days.number(last) + 115), last)
+    t = last + timedelta(days=3)   # early: stability barely grows
+    s = scheduler()
+    assert round(s.interval(s.answer(card, 2, t, key="d/a", reps=9).stability)) == 111
+    for fuzz in (False, True):
+        s = scheduler(fuzz=fuzz)
+        for i in range(30):
+            hard = s.answer(card, 2, t, key=f"d/c{i}", reps=9)
+            assert days.number(hard.due) - days.number(t) >= 115
+    shrunk = Schedule(REVIEW, None, 40.0, 9.0, days.start(days.number(last) + 115), last)
+    assert days.number(scheduler().answer(shrunk, 3, t, key="d/a", reps=9).due) - days.number(t) < 115
 
 
 # --- fuzz ------------------------------------------------------------------------

@@ -11,8 +11,27 @@ from studytool.cli.style import Group
 
 app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True)   # its help: GROUPS in cli/app.py
 
+
+def _complete_card(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of a card: its DECK/ID, from the start of it or of its bare ID."""
+    from pathlib import Path
+
+    from studytool.config import Settings
+    from studytool.decks.loader import load_decks
+    from studytool.errors import StudytoolError
+    from studytool.study.cards import completions
+
+    root = ctx.find_root()   # completing, the app's callback has not run: its options are in params, as typed
+    settings = root.obj or Settings(deck_paths=[Path(path) for path in root.params.get("deck_path") or []])
+    try:
+        return completions(load_decks(settings), incomplete)
+    except StudytoolError:
+        return []   # a broken deck: nothing to offer, and nothing printed into the shell
+
+
 Refs = Annotated[list[str], typer.Argument(
-    metavar="DECK/ID...", callback=ids_within_bound, help="Cards, as 'cards list' names them (or ID alone, if one deck has it).")]
+    metavar="DECK/ID...", callback=ids_within_bound, autocompletion=_complete_card,
+    help="Cards, as 'cards list' names them (or ID alone, if one deck has it).")]
 
 
 @contextmanager
@@ -60,7 +79,7 @@ def cards_list(
 @app.command("show")
 def cards_show(
     ctx: typer.Context,
-    ref: str = typer.Argument(..., metavar="DECK/ID", callback=ids_within_bound,
+    ref: str = typer.Argument(..., metavar="DECK/ID", callback=ids_within_bound, autocompletion=_complete_card,
                               help="A card, as 'cards list' names it (or ID alone, if one deck has it)."),
     as_json: Json = False,
 ) -> None:
@@ -89,15 +108,17 @@ def _act(ctx: typer.Context, refs: list[str], action: str, as_json: bool) -> Non
     with _opened(ctx, write=True) as (store, decks, now, days):
         keys = list(dict.fromkeys(cards.find(decks, ref).key for ref in refs))
         until = days.end_of(now)
+        already: list[str] = []
         if action == "suspend":
-            cards.suspend(store, keys)
+            already = cards.suspend(store, keys)
         elif action == "unsuspend":
             cards.unsuspend(store, keys)
         elif action == "bury":
             cards.bury(store, keys, until)
         else:
             cards.forget(store, keys, now)
-    document = {"action": action, "cards": keys, "until": until.isoformat() if action == "bury" else None}
+    document = {"action": action, "cards": keys, "until": until.isoformat() if action == "bury" else None,
+                "already": already}
     if as_json:
         print_json(document)
     else:

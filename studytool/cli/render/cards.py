@@ -126,13 +126,23 @@ def render_card(console: Console, shown: Shown) -> None:
     if not shown.reviews:
         console.print(_("No answers yet."))
         return
+    generated = listed.card.kind == "generated"
     table = Table(title=_("Answers"))
-    for header in (_("When"), _("Mode"), _("Rating"), _("Correct"), _("Answer")):
+    for header in (_("When"), _("Mode"), _("Rating"), _("Correct"), *([_("Variant")] if generated else []),
+                   _("Answer")):
         table.add_column(header)
     for review in shown.reviews:
+        variant = [escape(_variant_text(review))] if generated else []
         table.add_row(_when(review.time), _mode_word(review.mode), rating_word(review.rating),
-                      "✓" if review.correct else "✗", escape(visible(review.answer)))   # typed: ESC never raw
+                      "✓" if review.correct else "✗", *variant,
+                      escape(visible(review.answer)))   # typed: ESC never raw
     emit(console, table)
+
+
+def _variant_text(review: Logged) -> str:
+    """Which variant an answer was to: its seed (or the notes' example), inputs and level."""
+    drawn = _("seed {seed}").format(seed=review.seed) if review.seed is not None else _("the notes' example")
+    return f"{drawn}: {_asked_text(review)}"
 
 
 def _mode_word(mode: str) -> str:
@@ -141,7 +151,12 @@ def _mode_word(mode: str) -> str:
 
 
 def render_action(console: Console, done: dict[str, Any]) -> None:
-    cards = ", ".join(done["cards"])
+    changed = [key for key in done["cards"] if key not in done["already"]]
+    if done["already"]:
+        console.print(escape(_("Already suspended, left as it was: {cards}.").format(cards=", ".join(done["already"]))))
+        if not changed:
+            return
+    cards = ", ".join(changed)
     message = {
         "suspend": _("Suspended {n} card(s): {cards}."),
         "unsuspend": _("Unsuspended {n} card(s): {cards}."),
@@ -149,4 +164,4 @@ def render_action(console: Console, done: dict[str, Any]) -> None:
         "forget": _("Reset {n} card(s) to new (their history stays): {cards}."),
     }[done["action"]]
     until = _when(datetime.fromisoformat(done["until"])) if done["until"] else ""
-    console.print(escape(message.format(n=len(done["cards"]), cards=cards, until=until)))
+    console.print(escape(message.format(n=len(changed), cards=cards, until=until)))

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from studytool.cli.render.common import emit
 from studytool.i18n import _
-from studytool.study.optimize import Fit
+from studytool.study.optimize import ADVISED_REVIEWS, Fit
 from studytool.study.settings import KEYS, Entry, format_parameters
 
 
@@ -44,6 +44,10 @@ def render_entries(console: Console, entries: Sequence[Entry], *, with_help: boo
 def render_fit(console: Console, fit: Fit, *, dry_run: bool) -> None:
     console.print(_("Fitted FSRS to {reviews} reviews ({items} training items).").format(
         reviews=fit.reviews, items=fit.items))
+    if fit.few:
+        console.print(_("Warning: {reviews} reviews are few for a trustworthy fit; Anki advises optimizing after "
+                        "{advised} or more, and until then the fitted parameters may still move a lot.").format(
+            reviews=fit.reviews, advised=ADVISED_REVIEWS))
     if fit.partial:
         console.print(_("Under 64 items the optimizer fits only the four initial stabilities (w0-w3)."))
     console.print(_("Log loss: {default:.4f} with the default parameters, {optimized:.4f} fitted "
