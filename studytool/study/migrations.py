@@ -88,6 +88,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX reviews_recall ON reviews (mode, prior_state, correct, time)",
         "CREATE INDEX reviews_topic ON reviews (time, topic, correct)",   # the weakest topics, from the index alone
     ),
+    # 6: sync (`sync.py`): every event this home has written to or read from a sync folder, each answer's event
+    # id (NULL until `sync` journals it), and how far each device's journal has been read.
+    (
+        "CREATE TABLE sync_events (event TEXT PRIMARY KEY, device TEXT NOT NULL, seq INTEGER NOT NULL,"
+        " time TEXT NOT NULL, kind TEXT NOT NULL, card TEXT, body TEXT NOT NULL)",
+        "CREATE UNIQUE INDEX sync_events_order ON sync_events (device, seq)",
+        "CREATE INDEX sync_events_kind ON sync_events (kind, card)",
+        "ALTER TABLE reviews ADD COLUMN event TEXT",
+        "CREATE UNIQUE INDEX reviews_event ON reviews (event)",
+        "CREATE TABLE sync_read (device TEXT PRIMARY KEY, offset INTEGER NOT NULL, line INTEGER NOT NULL)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

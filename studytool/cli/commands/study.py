@@ -30,6 +30,7 @@ def _study(ctx: typer.Context, as_json: bool, start) -> None:
         if moved := notice(follow(store, decks)):   # progress under a renamed deck's or card's former id moves first
             err_console().print(moved, markup=False, highlight=False)
         settings_check(store, [deck.deck for deck in decks])   # a bad stored setting: one line before any card
+        _remind_sync(store)
         summary = start(store, decks, make_ask(screen, sys.stdin.isatty()), TerminalView(screen, decks))
     if as_json:
         print_json(summary.to_json())
@@ -39,6 +40,16 @@ def _study(ctx: typer.Context, as_json: bool, start) -> None:
         show_summary(screen, summary)
     if summary.interrupted:
         raise typer.Exit(130)
+
+
+def _remind_sync(store) -> None:
+    """One line on stderr when a sync folder is set and the last sync is over a day old."""
+    from studytool.config import now
+    from studytool.cli.render.common import err_console
+    from studytool.study.sync import reminder
+
+    if line := reminder(store, now()):
+        err_console().print(line, markup=False, highlight=False)
 
 
 def quiz_command(
@@ -104,6 +115,7 @@ def stats_command(ctx: typer.Context, as_json: Json = False) -> None:
     with open_store(ctx.obj.db_path, create=False) as store:  # only reads: creates no folder or database
         if moved := notice(follow(store, decks)):   # re-keyed after a rename, so the counts find their cards
             err_console().print(moved, markup=False, highlight=False)
+        _remind_sync(store)
         stats = compute_stats(store, decks, now())
     if as_json:
         print_json(stats.to_json())
