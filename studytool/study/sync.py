@@ -230,40 +230,43 @@ def _event_row(row: Any) -> Event:
 
 
 def _read_others(con: Any, folder: Path, device: str, report: Report) -> list[Event]:
-    fresh = []
-    for other in journal.devices_in(folder):
-        if other == device:
+    return [event for other in journal.devices_in(folder) if other != device
+            for event in _read_journal(con, journal.path_of(folder, other), other, report)]
+
+
+def _read_journal(con: Any, path: Path, device: str, report: Report) -> list[Event]:
+    """The events of one other device's journal that this home has not seen, stored; where reading stopped
+    is noted (before the first bad line, so that it is read again next time)."""
+    row = con.execute("SELECT offset, line FROM sync_read WHERE device = ?", (device,)).fetchone()
+    offset, number = (row[0], row[1] + 1) if row else (0, 1)
+    if path.stat().st_size < offset:   # its owner rebuilt it: read it again from the start (ids dedupe)
+        offset, number = 0, 1
+    known = {seq for (seq,) in con.execute("SELECT seq FROM sync_events WHERE device = ?", (device,))}
+    good_to, good_line, stuck, fresh = offset, number - 1, False, []
+    for line in journal.lines_from(path, offset, number):
+        try:
+            if line.text is None:
+                raise journal.Unreadable(_("torn or too long"))
+            event = _valid(journal.event_of(line.text, device))
+        except journal.Newer as newer:
+            report.problems.append(_("{path}: written by a newer studytool (journal schema {found}); "
+                                     "upgrade studytool to read it").format(path=path, found=newer))
+            stuck = True
+            break
+        except journal.Unreadable as why:
+            report.problems.append(_("{path}:{line}: skipped ({why}); it is read again next time").format(
+                path=path, line=line.number, why=why))
+            stuck = True
             continue
-        path = journal.path_of(folder, other)
-        row = con.execute("SELECT offset, line FROM sync_read WHERE device = ?", (other,)).fetchone()
-        offset, number = (row[0], row[1] + 1) if row else (0, 1)
-        if path.stat().st_size < offset:   # its owner rebuilt it: read it again from the start (ids dedupe)
-            offset, number = 0, 1
-        good_to, good_line, stuck = offset, number - 1, False
-        for line in journal.lines_from(path, offset, number):
-            try:
-                event = _valid(journal.event_of(line.text, other)) if line.text is not None else None
-                if event is None:
-                    raise journal.Unreadable(_("torn or too long"))
-            except journal.Newer as newer:
-                report.problems.append(_("{path}: written by a newer studytool (journal schema {found}); "
-                                         "upgrade studytool to read it").format(path=path, found=newer))
-                stuck = True
-                break
-            except journal.Unreadable as why:
-                report.problems.append(_("{path}:{line}: skipped ({why}); it is read again next time").format(
-                    path=path, line=line.number, why=why))
-                stuck = True
-                continue
-            if con.execute("INSERT OR IGNORE INTO sync_events (event, device, seq, time, kind, card, body)"
-                           " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           (event.event, other, event.seq, event.time, event.kind, event.card,
-                            json.dumps(event.body, ensure_ascii=False, sort_keys=True))).rowcount:
-                fresh.append(event)
-            if not stuck:
-                good_to, good_line = line.end, line.number
-        con.execute("INSERT OR REPLACE INTO sync_read (device, offset, line) VALUES (?, ?, ?)",
-                    (other, good_to, good_line))
+        if event.seq not in known:
+            known.add(event.seq)
+            fresh.append(event)
+        if not stuck:
+            good_to, good_line = line.end, line.number
+    con.executemany("INSERT INTO sync_events (event, device, seq, time, kind, card, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(event.event, device, event.seq, event.time, event.kind, event.card,
+                      json.dumps(event.body, ensure_ascii=False, sort_keys=True)) for event in fresh])
+    con.execute("INSERT OR REPLACE INTO sync_read (device, offset, line) VALUES (?, ?, ?)", (device, good_to, good_line))
     return fresh
 
 
@@ -331,26 +334,26 @@ def _merged_up_to(con: Any) -> int:
 def _apply(con: Any, events: list[Event]) -> set[str]:
     """Bring the new events into the tables; the cards whose schedule must be replayed."""
     touched, flagged, settings = set(), set(), set()
+    retracted = {event for (event,) in con.execute(   # a retraction may come first: its answer's line was damaged
+        "SELECT json_extract(body, '$.event') FROM sync_events WHERE kind = 'retract'")}
+    answers = [event for event in events if event.kind == "answer" and event.event not in retracted]
+    con.executemany(f"INSERT OR IGNORE INTO reviews ({', '.join(ANSWER_COLUMNS)}, event)"
+                    f" VALUES ({', '.join('?' * len(ANSWER_COLUMNS))}, ?)",
+                    [(*(json.dumps(event.body[name], ensure_ascii=False) if name == "params" else event.body[name]
+                        for name in ANSWER_COLUMNS), event.event) for event in answers])
+    touched.update(event.card for event in answers)
     for event in events:
-        if event.kind == "answer" and not _retracted(con, event):
-            body = event.body
-            con.execute(f"INSERT OR IGNORE INTO reviews ({', '.join(ANSWER_COLUMNS)}, event)"
-                        f" VALUES ({', '.join('?' * len(ANSWER_COLUMNS))}, ?)",
-                        (*(json.dumps(body[name], ensure_ascii=False) if name == "params" else body[name]
-                           for name in ANSWER_COLUMNS), event.event))
-            touched.add(event.card)
-        elif event.kind == "retract":
+        if event.kind == "retract":
             con.execute("DELETE FROM reviews WHERE event = ?", (event.body["event"],))
             touched.add(event.card)
         elif event.kind == "flags":
             flagged.add(event.card)
-        else:
+        elif event.kind == "setting":
             settings.add(event.body["name"])
-    last_flags = _last(con, "flags")
+    last_flags, flags_here = _last(con, "flags"), _flags_here(con)
     for card in flagged:
         flags = last_flags[card]
-        here = _flags_here(con).get(card)
-        if here != flags:
+        if flags_here.get(card) != flags:
             con.execute(f"INSERT INTO card_flags (key, {', '.join(FLAG_COLUMNS)}, leech_review) VALUES (?, ?, ?, ?, ?, NULL)"
                         f" ON CONFLICT (key) DO UPDATE SET {', '.join(f'{n} = excluded.{n}' for n in FLAG_COLUMNS)},"
                         " leech_review = NULL", (card, *(flags[name] for name in FLAG_COLUMNS)))
@@ -366,12 +369,6 @@ def _apply(con: Any, events: list[Event]) -> set[str]:
         elif value is not None:
             con.execute("INSERT INTO settings (name, value) VALUES (?, ?)", (key, value))
     return touched
-
-
-def _retracted(con: Any, event: Event) -> bool:
-    """Whether a retraction of this answer came first (its line was damaged, then read again)."""
-    return con.execute("SELECT 1 FROM sync_events WHERE kind = 'retract' AND card = ?"
-                       " AND json_extract(body, '$.event') = ?", (event.card, event.event)).fetchone() is not None
 
 
 def _replay(store: Store, cards: set[str]) -> None:
