@@ -374,6 +374,8 @@ def _apply(con: Any, events: list[Event]) -> set[str]:
 def _replay(store: Store, cards: set[str]) -> None:
     """Each card's schedule from its merged history, answer by answer, through the same scheduler; each answer's
     `prior` (what `:undo` puts back, what stats count by) is the schedule the replay found before it."""
+    if not cards:
+        return   # nothing to replay: fsrs is not even imported
     from studytool.study.implicit import change
     from studytool.study.queue import study_rules
     from studytool.study.scheduler import Scheduler
