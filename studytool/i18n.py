@@ -55,6 +55,25 @@ def _(text: str) -> str:
 
 # English source text -> Chinese. Keep keys exactly as written at the call site.
 ZH: dict[str, str] = {
+    # the browser (study/search.py, cards flag)
+    "red": "红",
+    "orange": "橙",
+    "green": "绿",
+    "blue": "蓝",
+    "pink": "粉",
+    "turquoise": "青",
+    "purple": "紫",
+    "Flagged {n} card(s) {colour}: {cards}.": "已给 {n} 张卡片标上{colour}色旗标：{cards}。",
+    "Unflagged {n} card(s): {cards}.": "已取下 {n} 张卡片的旗标：{cards}。",
+    "a search of at most {n} characters": "搜索最多 {n} 个字符",
+    "search term {term!r} needs a value after the colon": "搜索条件 {term!r} 的冒号后需要一个值",
+    "is:{value} is not a state; use one of {words}": "is:{value} 不是一种状态；可用：{words}",
+    "flag:{value}: a flag is 0 (none) to 7": "flag:{value}：旗标是 0（无）到 7",
+    "prop:{value}: use prop:NAME OP NUMBER, NAME one of {names}, OP one of = != < <= > >=": "prop:{value}：写成 prop:名称 比较符 数字，名称为 {names} 之一，比较符为 = != < <= > >= 之一",
+    "rated:{value}: a number of days from 1 to 36500": "rated:{value}：天数须为 1 到 36500",
+    "unknown sort {order!r}; sorts: {sorts}": "未知的排序 {order!r}；可用：{sorts}",
+    "search {query!r}: a quote is not closed": "搜索 {query!r}：引号没有闭合",
+    "a flag is 0 (none) to 7, not {colour}": "旗标是 0（无）到 7，不是 {colour}",
     # sync (study/sync.py, study/journal.py, cli/commands/sync.py)
     "no sync folder yet: `studytool sync DIR` names one (it is remembered)": "还没有同步文件夹：用 `studytool sync DIR` 指定一个（会被记住）",
     "This computer's journal was missing or cut short: written again whole": "本机的日志文件缺失或被截短：已完整重写",

@@ -116,8 +116,9 @@ def _fail(message: str, output_lost: bool = False) -> None:
 
 
 def _quiet() -> None:
+    """The reader went away (`studytool cards list | head`): it has what it wanted, so that is success."""
     _drop_stdout()
-    sys.exit(1)
+    sys.exit(0)
 
 
 def _drop_stdout() -> None:

@@ -98,6 +98,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE reviews ADD COLUMN event TEXT",
         "CREATE UNIQUE INDEX reviews_event ON reviews (event)",
         "CREATE TABLE sync_read (device TEXT PRIMARY KEY, offset INTEGER NOT NULL, line INTEGER NOT NULL)",
+        # Anki's flags on a card: 0 none, 1-7 red, orange, green, blue, pink, turquoise, purple (`cards flag`)
+        "ALTER TABLE card_flags ADD COLUMN flag INTEGER NOT NULL DEFAULT 0",
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

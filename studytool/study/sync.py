@@ -41,7 +41,7 @@ LAST_SYNC_SETTING = "sync_last"
 MERGED_SETTING = "sync_merged"     # this device's events up to this sequence are merged (replayed)
 LOCAL_SETTINGS = ("sync_dir",)      # `config` keys that stay on this computer
 ANSWER_COLUMNS = ("card", "topic", "time", "mode", "rating", "correct", "answer", "seed", "params", "duration_ms")
-FLAG_COLUMNS = ("suspended", "buried_until", "leech", "reset_at")
+FLAG_COLUMNS = ("suspended", "buried_until", "leech", "reset_at", "flag")
 MODES = ("quiz", "review", "implicit")
 MAX_CARD = 512
 STALE = timedelta(days=1)
@@ -288,6 +288,7 @@ def _valid(event: Event) -> Event:
         ok = isinstance(body.get("event"), str) and body["event"].startswith(f"{event.device}-")
     elif event.kind == "flags":
         ok = (set(body) == set(FLAG_COLUMNS) and body["suspended"] in (0, 1) and body["leech"] in (0, 1)
+              and body["flag"] in range(8)
               and all(body[name] is None or _time(body[name]) for name in ("buried_until", "reset_at")))
     else:
         ok = _setting_ok(body)
@@ -354,7 +355,8 @@ def _apply(con: Any, events: list[Event]) -> set[str]:
     for card in flagged:
         flags = last_flags[card]
         if flags_here.get(card) != flags:
-            con.execute(f"INSERT INTO card_flags (key, {', '.join(FLAG_COLUMNS)}, leech_review) VALUES (?, ?, ?, ?, ?, NULL)"
+            con.execute(f"INSERT INTO card_flags (key, {', '.join(FLAG_COLUMNS)}, leech_review)"
+                        f" VALUES (?, {', '.join('?' * len(FLAG_COLUMNS))}, NULL)"
                         f" ON CONFLICT (key) DO UPDATE SET {', '.join(f'{n} = excluded.{n}' for n in FLAG_COLUMNS)},"
                         " leech_review = NULL", (card, *(flags[name] for name in FLAG_COLUMNS)))
             touched.add(card)   # a forget (reset_at) changes what the replay counts
