@@ -55,6 +55,29 @@ def _(text: str) -> str:
 
 # English source text -> Chinese. Keep keys exactly as written at the call site.
 ZH: dict[str, str] = {
+    # stats' graphs (study/graphs.py, cli/render/graphs.py)
+    "Today": "今天",
+    "young": "新近",
+    "mature": "成熟",
+    "Card counts": "卡片数",
+    "Card type": "卡片类型",
+    "1 Again": "1 重来",
+    "2 Hard": "2 困难",
+    "3 Good": "3 良好",
+    "4 Easy": "4 简单",
+    "last month": "近一个月",
+    "last 3 months": "近三个月",
+    "last year": "近一年",
+    "all time": "全部",
+    "Review intervals (days)": "复习间隔（天）",
+    "Stability (days)": "稳定度（天）",
+    "Studied {n} answers in {minutes} min; Again {again}; correct {share}": "作答 {n} 次，用时 {minutes} 分钟；重来 {again} 次；正确率 {share}",
+    "Answers per day, {range} ({hours} h in all)": "每日作答，{range}（共 {hours} 小时）",
+    "Hourly breakdown: correct by hour, {range}": "按小时：各时段正确率，{range}",
+    "Answer buttons, {range}": "评分按钮，{range}",
+    "No reviews in this range.": "此范围内没有复习。",
+    "No review cards.": "没有复习卡。",
+    "unknown range {name!r}; ranges: 1m, 3m, 1y, all": "未知的范围 {name!r}；可用：1m、3m、1y、all",
     # the browser (study/search.py, cards flag)
     "red": "红",
     "orange": "橙",

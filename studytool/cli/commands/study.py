@@ -99,13 +99,21 @@ def review_command(
         store, decks, ask=ask, view=view, deck_ids=deck, new_limit=new, retention=retention))
 
 
-def stats_command(ctx: typer.Context, as_json: Json = False) -> None:
-    """Progress: cards per deck, a 26-week calendar, the 30-day forecast, retention by week, weakest topics."""
+def stats_command(
+    ctx: typer.Context,
+    deck: Decks = [],
+    range_name: str = typer.Option("1m", "--range", metavar="RANGE",
+                                   help="How far back the graphs look: 1m, 3m, 1y or all."),
+    as_json: Json = False,
+) -> None:
+    """Progress: cards per deck, today, reviews per day, card counts, intervals, stability, difficulty,
+    retrievability, hours, answer buttons, the calendar, the forecast, true retention, weakest topics."""
     from studytool.config import now
 
     from studytool.cli.render.common import console, err_console, print_json
     from studytool.cli.render.study import show_stats
     from studytool.decks.loader import load_decks
+    from studytool.decks.select import plan
     from studytool.study.stats import compute_stats
     from studytool.study.rename import follow, notice
     from studytool.study.store import open_store
@@ -116,7 +124,9 @@ def stats_command(ctx: typer.Context, as_json: Json = False) -> None:
         if moved := notice(follow(store, decks)):   # re-keyed after a rename, so the counts find their cards
             err_console().print(moved, markup=False, highlight=False)
         _remind_sync(store)
-        stats = compute_stats(store, decks, now())
+        plan(decks, deck_ids=deck, seed=0)   # an unknown deck: one line naming the decks
+        chosen = [one for one in decks if not deck or one.deck in deck]
+        stats = compute_stats(store, chosen, now(), range_name=range_name)
     if as_json:
         print_json(stats.to_json())
     else:

@@ -310,6 +310,10 @@ def show_stats(console: Console, stats: Stats) -> None:
         f"{_label(_('True retention (30 days)'))}{retention} ({stats.retention_reviews} {_('reviews')})"
     )
     _show_pictures(console, stats)
+    if stats.graphs is not None:
+        from studytool.cli.render.graphs import show_graphs
+
+        show_graphs(console, stats.graphs)
     if stats.weakest:
         emit(console, f"\n[bold]{_('Weakest topics (30 days)')}[/]")
         _show_scores(console, stats.weakest)
