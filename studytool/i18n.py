@@ -55,6 +55,9 @@ def _(text: str) -> str:
 
 # English source text -> Chinese. Keep keys exactly as written at the call site.
 ZH: dict[str, str] = {
+    # export anki --progress (anki_schedule.py)
+    "--progress is for `export anki`": "--progress 只用于 `export anki`",
+    "With --progress each generated card is exported as the variant you last answered (--variants does not apply).": "使用 --progress 时，每张生成卡导出为你最后作答的那个变体（--variants 不起作用）。",
     # stats' graphs (study/graphs.py, cli/render/graphs.py)
     "Today": "今天",
     "young": "新近",
