@@ -55,6 +55,28 @@ def _(text: str) -> str:
 
 # English source text -> Chinese. Keep keys exactly as written at the call site.
 ZH: dict[str, str] = {
+    # the review screen (study/session.py)
+    "<{n}m": "<{n}分钟",
+    "<{n}h": "<{n}小时",
+    "{n}d": "{n}天",
+    "{n}mo": "{n}个月",
+    "{n}y": "{n}年",
+    "Enter keeps {rating}; or {buttons}": "回车保留{rating}；或 {buttons}",
+    "A right answer is 2 hard, 3 good or 4 easy (a wrong one stays 1 again).": "答对可评 2 困难、3 良好或 4 简单（答错固定为 1 重来）。",
+    ":flag takes a number: 1 red, 2 orange, 3 green, 4 blue, 5 pink, 6 turquoise, 7 purple, 0 none": ":flag 后跟一个数字：1 红、2 橙、3 绿、4 蓝、5 粉、6 青、7 紫，0 取消",
+    "Flag {n} on {card}; :undo takes it back.": "已给 {card} 标上旗标 {n}；:undo 可撤销。",
+    "Took back the {what} of {card}.": "已撤销对 {card} 的{what}。",
+    "Suspended {card}; :undo takes it back.": "已暂停 {card}；:undo 可撤销。",
+    "Buried {card} until tomorrow; :undo takes it back.": "已把 {card} 搁置到明天；:undo 可撤销。",
+    "suspension": "暂停",
+    "burial": "搁置",
+    "flag": "标旗",
+    "Rate {buttons}": "评分：{buttons}",
+    ":edit needs a terminal": ":edit 需要在终端中使用",
+    "{card} was not read from a file, so it cannot be edited": "{card} 不是从文件读入的，无法编辑",
+    "{deck} is a bundled deck: editing your copy {path}, which replaces it from now on": "{deck} 是内置卡组：正在编辑你的副本 {path}，今后由它代替内置卡组",
+    "{card} is no longer in {path}: the session goes on with it as it was": "{path} 中已没有 {card}：本次学习继续使用原来的卡片",
+    "$EDITOR ({editor}) does not read as a command": "$EDITOR（{editor}）无法作为命令解析",
     # export anki --progress (anki_schedule.py)
     "--progress is for `export anki`": "--progress 只用于 `export anki`",
     "With --progress each generated card is exported as the variant you last answered (--variants does not apply).": "使用 --progress 时，每张生成卡导出为你最后作答的那个变体（--variants 不起作用）。",
@@ -449,7 +471,6 @@ ZH: dict[str, str] = {
     "Learning": "学习中",
     "New": "新卡",
     "Nothing to undo.": "没有可撤销的回答或跳过。",
-    "Rate 1 again, 2 hard, 3 good, 4 easy": "评分：1 重来，2 困难，3 良好，4 简单",
     "Replay this quiz: the same command with --seed {seed}": "重做这次测验：同一条命令加上 --seed {seed}",
     "Review": "复习",
     "Took back the answer to {card}.": "已撤销对 {card} 的回答。",
@@ -513,7 +534,8 @@ ZH: dict[str, str] = {
     "Good": "良好",
     "Easy": "简单",
     "At any prompt: :q quit, :skip, :undo, :explain, :help": "任何提示下都可输入：:q 退出，:skip 跳过，:undo 撤销，:explain 讲解，:help 帮助",
-    "unknown command {command} — use :q :skip :undo :explain :help": "未知命令 {command}——可用 :q :skip :undo :explain :help",
+    "unknown command {command} — use :q :skip :undo :explain :suspend :bury :flag :info :edit :help":
+        "未知命令 {command}——可用 :q :skip :undo :explain :suspend :bury :flag :info :edit :help",
     "Answer in your own words (or just press Enter), then rate yourself 1-4.": "用自己的话回答（或直接按回车），然后给自己打分 1-4。",
     "STUDYTOOL_HOME ({home}) is a file, not a folder": "STUDYTOOL_HOME（{home}）是一个文件，不是文件夹",
     "{folder} is a file, not a folder": "{folder} 是一个文件，不是文件夹",
@@ -538,12 +560,22 @@ ZH: dict[str, str] = {
     ":skip     skip this card\n"
     ":undo     take back the last answer or skip\n"
     ":explain  explain this card's topic\n"
+    ":suspend  suspend this card (out of reviews until 'cards unsuspend')\n"
+    ":bury     bury this card until tomorrow\n"
+    ":flag N   flag this card: 1 red ... 7 purple, 0 none\n"
+    ":info     this card's schedule and history\n"
+    ":edit     open this card in $EDITOR, then check and reload its deck\n"
     ":help     this list\n"
     "[2/20 · 1 again · 1 learning]  card 2 of 20; 1 missed and 1 learning to come":
         ":q        退出（已答的都已保存）\n"
         ":skip     跳过这张卡\n"
         ":undo     撤销上一次回答或跳过\n"
         ":explain  讲解这张卡的主题\n"
+        ":suspend  暂停这张卡（不再复习，直到 'cards unsuspend'）\n"
+        ":bury     搁置这张卡到明天\n"
+        ":flag N   给这张卡标旗：1 红 … 7 紫，0 取消\n"
+        ":info     这张卡的排程与历史\n"
+        ":edit     在 $EDITOR 中打开这张卡，再检查并重新载入卡组\n"
         ":help     显示本列表\n"
         "[2/20 · 1 张待重来 · 1 张学习中]  第 2 张，共 20 张；答错的和学习中的稍后回来",
     # worksheet

@@ -316,6 +316,13 @@ def bury(store: Store, keys: Sequence[str], until: datetime) -> None:
     _set_flags(store, keys, buried_until=format_time(until))
 
 
+def restore_flags(store: Store, key: str, flags: Flags) -> None:
+    """Put a card's flags back as they were (`:undo` of a session's :suspend, :bury or :flag)."""
+    _set_flags(store, [key], suspended=int(flags.suspended), leech=int(flags.leech), flag=flags.flag,
+               buried_until=format_time(flags.buried_until) if flags.buried_until else None,
+               reset_at=format_time(flags.reset_at) if flags.reset_at else None)
+
+
 def set_flag(store: Store, keys: Sequence[str], colour: int) -> None:
     """Anki's flag: 0 none, 1-7 red, orange, green, blue, pink, turquoise, purple."""
     if colour not in range(8):

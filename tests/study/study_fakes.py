@@ -72,6 +72,15 @@ class Recorder:
     def show_explain(self, topic):
         self.events.append(("explain", topic))
 
+    def show_info(self, shown):
+        self.events.append(("info", shown.listed.card.key, shown.listed.history.reps))
+
+    edited = None   # what `edit` hands back: a test sets the card its "editor" made
+
+    def edit(self, card):
+        self.events.append(("edit", card.key))
+        return self.edited
+
     def kinds(self, kind: str) -> list[tuple]:
         return [event for event in self.events if event[0] == kind]
 

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from studytool.cli.render.common import Prose, emit
-from studytool.cli.render.study import rating_word
+from studytool.study.summary import rating_word
 from studytool.i18n import _
 from studytool.study.cards import Listed, Logged, Shown
 from studytool.study.days import local_zone
