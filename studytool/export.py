@@ -39,7 +39,7 @@ from studytool.i18n import _
 from studytool.problems.variant import Variant, option_label
 
 if TYPE_CHECKING:
-    from studytool.anki_schedule import Scheduling
+    from studytool.study.anki_schedule import Scheduling
 
 CSV_COLUMNS = ("deck", "id", "kind", "topic", "tags", "source", "question", "answer", "why")
 
@@ -374,7 +374,7 @@ def _write_package(package, path: Path, scheduling: Scheduling | None = None) ->
             # Note and card ids as genanki makes them: consecutive from the time in milliseconds.
             package.write_to_db(conn.cursor(), timestamp, itertools.count(int(timestamp * 1000)))
             if scheduling is not None:
-                from studytool.anki_schedule import schedule_collection
+                from studytool.study.anki_schedule import schedule_collection
 
                 schedule_collection(conn, scheduling)
             conn.commit()

@@ -1,7 +1,6 @@
 """The house rules as a test: imports point down the layers, and only studytool/cli/ knows typer and rich.
 
-Order, bottom up: engine < problems < decks < features (study/, calc, explain, worksheet, export, anki_schedule)
-< cli.
+Order, bottom up: engine < problems < decks < features (study/, calc, explain, worksheet, export) < cli.
 errors, config, i18n and files are ground: any layer may import them, and they import no layer.
 """
 
@@ -16,7 +15,6 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "studytool"
 GROUND = {"errors", "config", "i18n", "files", "__init__"}
 LEVEL = {"engine": 0, "problems": 1, "decks": 2, "study": 3, "calc": 3, "explain": 3, "worksheet": 3, "export": 3,
-         "anki_schedule": 3,
          "cli": 4, "__main__": 5}
 UI = {"typer", "click", "rich"}
 

@@ -40,7 +40,7 @@ def _export(write, done: Callable[[int], str], out: Path, settings, deck_ids: li
 
 def _scheduling(settings, decks):
     """Every card's progress, read from the progress database (none yet: every card new)."""
-    from studytool.anki_schedule import scheduling_of
+    from studytool.study.anki_schedule import scheduling_of
     from studytool.config import now
     from studytool.study.store import open_store
 

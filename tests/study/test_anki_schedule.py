@@ -20,42 +20,28 @@ import pytest
 from typer.testing import CliRunner
 
 from studytool.cli import app
+from study_fakes import cli
 
 ORACLE = Path(__file__).resolve().parent / "anki_import_oracle.py"
 DAY1, DAY3, DAY4 = "2026-03-02T08:00:00+00:00", "2026-03-04T09:00:00+00:00", "2026-03-05T10:30:00+00:00"
 
 
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    monkeypatch.setenv("STUDYTOOL_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("TZ", "UTC")
-    monkeypatch.setenv("STUDYTOOL_LANG", "en")
-    decks = tmp_path / "decks"
-    decks.mkdir()
-    cards = "".join(f"  - id: c{i}\n    kind: number\n    topic: layernorm\n    q: 问题 {i}：3 + 4 = ?\n    answer: 7\n"
-                    for i in range(8))
-    (decks / "drill.yaml").write_text(f"deck: drill\ntitle: 练习\nsource: 测试\ncards:\n{cards}", encoding="utf-8")
-    return decks
-
-
-def run(env, *args, now=DAY4, text=""):
-    result = CliRunner().invoke(app, ["--deck-path", str(env), *args], input=text, env={"STUDYTOOL_NOW": now})
-    assert result.exit_code == 0, result.output
-    return result
+def run(drill, *args, now=DAY4, text=""):
+    return cli(drill, *args, now=now, text=text)
 
 
 @pytest.fixture
-def exported(env, tmp_path):
-    run(env, "review", "--deck", "drill", "--new", "7", now=DAY1, text="7\n" * 12 + "8\n7\n7\n")
-    run(env, "review", "--deck", "drill", now=DAY3, text="8\n7\n7\n7\n7\n7\n7\n")
-    run(env, "quiz", "--deck", "drill", "--count", "2", "--seed", "1", now=DAY3, text="7\n8\n")
-    run(env, "review", "--deck", "drill", now=DAY4, text="7\n8\n")
-    run(env, "cards", "suspend", "drill/c6")
-    run(env, "cards", "flag", "2", "drill/c1")
+def exported(drill, tmp_path):
+    run(drill, "review", "--deck", "drill", "--new", "7", now=DAY1, text="7\n" * 12 + "8\n7\n7\n")
+    run(drill, "review", "--deck", "drill", now=DAY3, text="8\n7\n7\n7\n7\n7\n7\n")
+    run(drill, "quiz", "--deck", "drill", "--count", "2", "--seed", "1", now=DAY3, text="7\n8\n")
+    run(drill, "review", "--deck", "drill", now=DAY4, text="7\n8\n")
+    run(drill, "cards", "suspend", "drill/c6")
+    run(drill, "cards", "flag", "2", "drill/c1")
     out = tmp_path / "progress.apkg"
-    result = run(env, "export", "anki", str(out), "--deck", "drill", "--progress")
+    result = run(drill, "export", "anki", str(out), "--deck", "drill", "--progress")
     assert "as the variant you last answered" in result.stderr
-    listed = {card["card"]: card for card in json.loads(run(env, "cards", "list", "--deck", "drill",
+    listed = {card["card"]: card for card in json.loads(run(drill, "cards", "list", "--deck", "drill",
                                                              "--json").stdout)["cards"]}
     return out, listed
 
@@ -113,10 +99,10 @@ def test_every_answer_is_one_revlog_entry_with_its_kind(exported, tmp_path):
     assert kinds.get(0, 0) > 0 and kinds.get(1, 0) > 0   # learning answers, and reviews of review cards
 
 
-def test_without_progress_the_package_is_new_cards_only(env, tmp_path):
-    run(env, "review", "--deck", "drill", "--new", "2", now=DAY1, text="7\n" * 4)
+def test_without_progress_the_package_is_new_cards_only(drill, tmp_path):
+    run(drill, "review", "--deck", "drill", "--new", "2", now=DAY1, text="7\n" * 4)
     out = tmp_path / "plain.apkg"
-    run(env, "export", "anki", str(out), "--deck", "drill")
+    run(drill, "export", "anki", str(out), "--deck", "drill")
     with zipfile.ZipFile(out) as package:
         (tmp_path / "p.anki2").write_bytes(package.read("collection.anki2"))
     import sqlite3
@@ -127,7 +113,7 @@ def test_without_progress_the_package_is_new_cards_only(env, tmp_path):
     con.close()
 
 
-def test_progress_is_refused_for_csv_in_one_line(env, tmp_path):
-    result = CliRunner().invoke(app, ["--deck-path", str(env), "export", "csv", str(tmp_path / "x.csv"), "--progress"],
+def test_progress_is_refused_for_csv_in_one_line(drill, tmp_path):
+    result = CliRunner().invoke(app, ["--deck-path", str(drill), "export", "csv", str(tmp_path / "x.csv"), "--progress"],
                                 env={"STUDYTOOL_NOW": DAY4})
     assert result.exit_code == 1 and "--progress is for `export anki`" in result.stderr
