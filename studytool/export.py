@@ -30,12 +30,16 @@ import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from studytool.config import now
 from studytool.decks.model import Card, Deck
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 from studytool.problems.variant import Variant, option_label
+
+if TYPE_CHECKING:
+    from studytool.study.anki_schedule import Scheduling
 
 CSV_COLUMNS = ("deck", "id", "kind", "topic", "tags", "source", "question", "answer", "why")
 
@@ -326,15 +330,21 @@ def anki_deck(deck: Deck):
 
 def write_anki(
     decks: Sequence[Deck], path: Path, *, deck_ids: Iterable[str] = (), variants: int = 3, progress: Progress = None,
-    force: bool = False, protected: Iterable[Path] = (),
+    force: bool = False, protected: Iterable[Path] = (), scheduling: Scheduling | None = None,
 ) -> Exported:
     """Write an Anki package: one Anki deck per deck, one note per flashcard.
 
-    `protected`: files never to write over (the progress database); `force`: replace a file that is not an earlier export.
+    `protected`: files never to write over (the progress database); `force`: replace a file that is not an earlier
+    export; `scheduling`: the learner's progress to carry (`anki_schedule.py`): each card's schedule, flags and
+    review log, a generated card as the one variant last shown.
     """
     import genanki
 
-    selected = _selection(decks, deck_ids, variants)
+    if scheduling is None:
+        selected = _selection(decks, deck_ids, variants)
+    else:
+        selected = [(deck, [_last_shown(card, scheduling) for card in deck.cards])
+                    for deck in select_decks(decks, deck_ids)]
     path = in_folder(path, "studytool.apkg")
     check_target(path, protected, is_anki_export, force)
     total = sum(len(cards) for _, cards in selected)
@@ -349,11 +359,18 @@ def write_anki(
             if progress is not None:
                 progress(notes, total)
         package.decks.append(anki)
-    _write_package(package, path)
+    _write_package(package, path, scheduling)
     return Exported(len(selected), notes, path)
 
 
-def _write_package(package, path: Path) -> None:
+def _last_shown(card: Card, scheduling: Scheduling) -> Flashcard:
+    """A card posed once: a generated one as the variant last answered (its example if never answered)."""
+    shown = scheduling.cards[card.key].last_shown if card.key in scheduling.cards else None
+    variant = card.pose(*shown) if card.kind == "generated" and shown else card.pose(variant_seed(card, 0))
+    return Flashcard(card, 0, question_text(variant), answer_text(variant), tuple(variant.solution))
+
+
+def _write_package(package, path: Path, scheduling: Scheduling | None = None) -> None:
     """`genanki.Package.write_to_file`, minus the temporary collection it leaves behind in /tmp.
 
     The timestamp is the current time on purpose: Anki only updates an existing
@@ -367,6 +384,10 @@ def _write_package(package, path: Path) -> None:
             conn = sqlite3.connect(collection)
             # Note and card ids as genanki makes them: consecutive from the time in milliseconds.
             package.write_to_db(conn.cursor(), timestamp, itertools.count(int(timestamp * 1000)))
+            if scheduling is not None:
+                from studytool.study.anki_schedule import schedule_collection
+
+                schedule_collection(conn, scheduling)
             conn.commit()
             conn.close()
 

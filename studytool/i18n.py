@@ -84,6 +84,104 @@ def _(text: str) -> str:
 
 # English source text -> Chinese. Keep keys exactly as written at the call site.
 ZH: dict[str, str] = {
+    # the review screen (study/session.py)
+    "<{n}m": "<{n}分钟",
+    "<{n}h": "<{n}小时",
+    "{n}d": "{n}天",
+    "{n}mo": "{n}个月",
+    "{n}y": "{n}年",
+    "Enter keeps {rating}; or {buttons}": "回车保留{rating}；或 {buttons}",
+    "A right answer is 2 hard, 3 good or 4 easy (a wrong one stays 1 again).": "答对可评 2 困难、3 良好或 4 简单（答错固定为 1 重来）。",
+    ":flag takes a number: 1 red, 2 orange, 3 green, 4 blue, 5 pink, 6 turquoise, 7 purple, 0 none": ":flag 后跟一个数字：1 红、2 橙、3 绿、4 蓝、5 粉、6 青、7 紫，0 取消",
+    "Flag {n} on {card}; :undo takes it back.": "已给 {card} 标上旗标 {n}；:undo 可撤销。",
+    "Took back the {what} of {card}.": "已撤销对 {card} 的{what}。",
+    "Suspended {card}; :undo takes it back.": "已暂停 {card}；:undo 可撤销。",
+    "Buried {card} until tomorrow; :undo takes it back.": "已把 {card} 搁置到明天；:undo 可撤销。",
+    "suspension": "暂停",
+    "burial": "搁置",
+    "flag": "标旗",
+    "Rate {buttons}": "评分：{buttons}",
+    ":edit needs a terminal": ":edit 需要在终端中使用",
+    "{card} was not read from a file, so it cannot be edited": "{card} 不是从文件读入的，无法编辑",
+    "{deck} is a bundled deck: editing your copy {path}, which replaces it from now on": "{deck} 是内置卡组：正在编辑你的副本 {path}，今后由它代替内置卡组",
+    "{card} is no longer in {path}: the session goes on with it as it was": "{path} 中已没有 {card}：本次学习继续使用原来的卡片",
+    "$EDITOR ({editor}) does not read as a command": "$EDITOR（{editor}）无法作为命令解析",
+    # export anki --progress (anki_schedule.py)
+    "--progress is for `export anki`": "--progress 只用于 `export anki`",
+    "With --progress each generated card is exported as the variant you last answered (--variants does not apply).": "使用 --progress 时，每张生成卡导出为你最后作答的那个变体（--variants 不起作用）。",
+    # stats' graphs (study/graphs.py, cli/render/graphs.py)
+    "Today": "今天",
+    "young": "新近",
+    "mature": "成熟",
+    "Card counts": "卡片数",
+    "Card type": "卡片类型",
+    "1 Again": "1 重来",
+    "2 Hard": "2 困难",
+    "3 Good": "3 良好",
+    "4 Easy": "4 简单",
+    "last month": "近一个月",
+    "last 3 months": "近三个月",
+    "last year": "近一年",
+    "all time": "全部",
+    "Review intervals (days)": "复习间隔（天）",
+    "Stability (days)": "稳定度（天）",
+    "Studied {n} answers in {minutes} min; Again {again}; correct {share}": "作答 {n} 次，用时 {minutes} 分钟；重来 {again} 次；正确率 {share}",
+    "Answers per day, {range} ({hours} h in all)": "每日作答，{range}（共 {hours} 小时）",
+    "Hourly breakdown: correct by hour, {range}": "按小时：各时段正确率，{range}",
+    "Answer buttons, {range}": "评分按钮，{range}",
+    "No reviews in this range.": "此范围内没有复习。",
+    "No review cards.": "没有复习卡。",
+    "unknown range {name!r}; ranges: 1m, 3m, 1y, all": "未知的范围 {name!r}；可用：1m、3m、1y、all",
+    # the browser (study/search.py, cards flag)
+    "red": "红",
+    "orange": "橙",
+    "green": "绿",
+    "blue": "蓝",
+    "pink": "粉",
+    "turquoise": "青",
+    "purple": "紫",
+    "Flagged {n} card(s) {colour}: {cards}.": "已给 {n} 张卡片标上{colour}色旗标：{cards}。",
+    "Unflagged {n} card(s): {cards}.": "已取下 {n} 张卡片的旗标：{cards}。",
+    "a search of at most {n} characters": "搜索最多 {n} 个字符",
+    "search term {term!r} needs a value after the colon": "搜索条件 {term!r} 的冒号后需要一个值",
+    "is:{value} is not a state; use one of {words}": "is:{value} 不是一种状态；可用：{words}",
+    "flag:{value}: a flag is 0 (none) to 7": "flag:{value}：旗标是 0（无）到 7",
+    "prop:{value}: use prop:NAME OP NUMBER, NAME one of {names}, OP one of = != < <= > >=": "prop:{value}：写成 prop:名称 比较符 数字，名称为 {names} 之一，比较符为 = != < <= > >= 之一",
+    "rated:{value}: a number of days from 1 to 36500": "rated:{value}：天数须为 1 到 36500",
+    "unknown sort {order!r}; sorts: {sorts}": "未知的排序 {order!r}；可用：{sorts}",
+    "search {query!r}: a quote is not closed": "搜索 {query!r}：引号没有闭合",
+    "a flag is 0 (none) to 7, not {colour}": "旗标是 0（无）到 7，不是 {colour}",
+    # sync (study/sync.py, study/journal.py, cli/commands/sync.py)
+    "no sync folder yet: `studytool sync DIR` names one (it is remembered)": "还没有同步文件夹：用 `studytool sync DIR` 指定一个（会被记住）",
+    "This computer's journal was missing or cut short: written again whole": "本机的日志文件缺失或被截短：已完整重写",
+    "device": "设备",
+    "last event": "最后一条事件",
+    "events": "事件数",
+    "Synced with {folder}: {written} events written, {read} read, {cards} cards rescheduled": "已与 {folder} 同步：写入 {written} 条事件，读入 {read} 条，重排 {cards} 张卡片",
+    "Sync folder: {folder}": "同步文件夹：{folder}",
+    "This computer: {device}": "本机：{device}",
+    "Last sync: {when}": "上次同步：{when}",
+    "Waiting: {write} answers to write, {read} events to read": "等待中：{write} 条作答待写出，{read} 条事件待读入",
+    "(none; `studytool sync DIR` sets one)": "（无；用 `studytool sync DIR` 设置）",
+    "never": "从未",
+    "not read yet": "尚未读入",
+    "(this computer)": "（本机）",
+    "A sync folder is set but this computer has never synced; run `studytool sync`": "已设置同步文件夹，但本机从未同步；请运行 `studytool sync`",
+    "no card": "没有卡片",
+    "not an event of this version": "不是本版本的事件",
+    "not a time": "不是时间",
+    "(none yet)": "（尚无）",
+    "Last synced {when}; run `studytool sync` to merge the other computers' answers": "上次同步于 {when}；运行 `studytool sync` 合并其他电脑上的作答",
+    "sync folder {folder} does not exist or is not a folder": "同步文件夹 {folder} 不存在或不是文件夹",
+    "torn or too long": "行不完整或过长",
+    "{path}: written by a newer studytool (journal schema {found}); upgrade studytool to read it": "{path}：由更新版本的 studytool 写入（日志格式 {found}）；请升级 studytool 后再读取",
+    "{path}:{line}: skipped ({why}); it is read again next time": "{path}:{line}：已跳过（{why}）；下次同步时会再读",
+    "not a JSON object": "不是 JSON 对象",
+    "checksum does not match": "校验和不符",
+    "not an event of this device": "不是该设备的事件",
+    "not a JSON line": "不是一行 JSON",
+    "a folder's path": "一个文件夹路径",
+    "The folder `studytool sync` merges progress through (this computer's own setting).": "`studytool sync` 用来合并进度的文件夹（仅本机的设置）。",
     "Correct": "正确",
     "Wrong": "错误",
     "Answer": "答案",
@@ -410,7 +508,6 @@ ZH: dict[str, str] = {
     "Learning": "学习中",
     "New": "新卡",
     "Nothing to undo.": "没有可撤销的回答或跳过。",
-    "Rate 1 again, 2 hard, 3 good, 4 easy": "评分：1 重来，2 困难，3 良好，4 简单",
     "Replay this quiz: the same command with --seed {seed}": "重做这次测验：同一条命令加上 --seed {seed}",
     "Review": "复习",
     "Took back the answer to {card}.": "已撤销对 {card} 的回答。",
@@ -474,7 +571,8 @@ ZH: dict[str, str] = {
     "Good": "良好",
     "Easy": "简单",
     "At any prompt: :q quit, :skip, :undo, :explain, :help": "任何提示下都可输入：:q 退出，:skip 跳过，:undo 撤销，:explain 讲解，:help 帮助",
-    "unknown command {command} — use :q :skip :undo :explain :help": "未知命令 {command}——可用 :q :skip :undo :explain :help",
+    "unknown command {command} — use :q :skip :undo :explain :suspend :bury :flag :info :edit :help":
+        "未知命令 {command}——可用 :q :skip :undo :explain :suspend :bury :flag :info :edit :help",
     "Answer in your own words (or just press Enter), then rate yourself 1-4.": "用自己的话回答（或直接按回车），然后给自己打分 1-4。",
     "STUDYTOOL_HOME ({home}) is a file, not a folder": "STUDYTOOL_HOME（{home}）是一个文件，不是文件夹",
     "{folder} is a file, not a folder": "{folder} 是一个文件，不是文件夹",
@@ -499,12 +597,22 @@ ZH: dict[str, str] = {
     ":skip     skip this card\n"
     ":undo     take back the last answer or skip\n"
     ":explain  explain this card's topic\n"
+    ":suspend  suspend this card (out of reviews until 'cards unsuspend')\n"
+    ":bury     bury this card until tomorrow\n"
+    ":flag N   flag this card: 1 red ... 7 purple, 0 none\n"
+    ":info     this card's schedule and history\n"
+    ":edit     open this card in $EDITOR, then check and reload its deck\n"
     ":help     this list\n"
     "[2/20 · 1 again · 1 learning]  card 2 of 20; 1 missed and 1 learning to come":
         ":q        退出（已答的都已保存）\n"
         ":skip     跳过这张卡\n"
         ":undo     撤销上一次回答或跳过\n"
         ":explain  讲解这张卡的主题\n"
+        ":suspend  暂停这张卡（不再复习，直到 'cards unsuspend'）\n"
+        ":bury     搁置这张卡到明天\n"
+        ":flag N   给这张卡标旗：1 红 … 7 紫，0 取消\n"
+        ":info     这张卡的排程与历史\n"
+        ":edit     在 $EDITOR 中打开这张卡，再检查并重新载入卡组\n"
         ":help     显示本列表\n"
         "[2/20 · 1 张待重来 · 1 张学习中]  第 2 张，共 20 张；答错的和学习中的稍后回来",
     # worksheet

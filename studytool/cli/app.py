@@ -14,7 +14,7 @@ import typer.main
 from typer.core import TyperCommand
 
 from studytool import __version__
-from studytool.cli.commands import config, explain, study, worksheet
+from studytool.cli.commands import config, explain, study, sync, worksheet
 from studytool.cli.style import Group
 from studytool.config import Settings
 from studytool.i18n import LANGUAGES, _, set_language
@@ -33,6 +33,7 @@ COMMANDS = {
     "config": (PROGRESS, config.config_command),
     "optimize": (PROGRESS, config.optimize_command),
     "backup": (PROGRESS, "Back up the progress database, list the backups, restore one."),
+    "sync": (PROGRESS, sync.sync_command),
     "calc": (TOOLS, "Compute with the bundled Transformer engine."),
     "decks": (TOOLS, "List, show and check decks."),
     "export": (TOOLS, "Export decks to other tools."),

@@ -92,6 +92,30 @@ def prepare_streams() -> None:
             if hasattr(stream, "reconfigure"):
                 stream.reconfigure(errors="studytool-ascii")
     warnings.showwarning = _show_warning
+    sys.stdout = _ReaderMayGo(sys.stdout)
+
+
+class _ReaderMayGo:
+    """stdout, where a reader that went away (`| head`) ends the command with success before click can call
+    the broken pipe a failure (it exits 1): the reader has all it wanted."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            _quiet()
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            _quiet()
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -144,8 +168,9 @@ def _fail(message: str, output_lost: bool = False) -> None:
 
 
 def _quiet() -> None:
+    """The reader went away (`studytool cards list | head`): it has what it wanted, so that is success."""
     _drop(sys.stdout)
-    sys.exit(1)
+    sys.exit(0)
 
 
 def _drop(stream) -> None:

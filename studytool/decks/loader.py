@@ -89,9 +89,12 @@ def scan(sources: Iterable[Source], taken: Mapping[str, str] | None = None, note
     `taken`: deck ids already in use elsewhere (id -> file), reported as duplicates too.
     `notes`: what `expand` found while listing folders; the result adds to it.
     """
+    from studytool.decks.sources import is_bundled
+
     result = Scan() if notes is None else notes
     first_file = dict(taken or {})    # deck id -> file that defined it
     read: set[str] = set()            # real paths: a file named twice is read once
+    bundled: dict[str, Deck] = {}     # deck id -> the bundled deck, which a learner's own copy replaces
     for source in sources:
         real = os.path.realpath(str(source))
         if real in read:
@@ -100,6 +103,9 @@ def scan(sources: Iterable[Source], taken: Mapping[str, str] | None = None, note
         name = printable(str(source), name=True)   # a file name may hold an ESC or a newline too
         problems: list[str] = []
         deck, id_mark = _read_deck(source, name, problems)
+        if deck is not None and deck.deck in bundled and not is_bundled(source):   # the learner's edited copy
+            result.decks.remove(bundled.pop(deck.deck))
+            del first_file[deck.deck]
         if deck is not None and deck.deck in first_file:
             line, column = id_mark
             problems.append(f"{name}:{line}:{column}: " + _("deck id {deck!r} is already used by {file}").format(
@@ -109,6 +115,8 @@ def scan(sources: Iterable[Source], taken: Mapping[str, str] | None = None, note
         elif deck is not None:
             first_file[deck.deck] = name
             result.decks.append(deck)
+            if is_bundled(source):
+                bundled[deck.deck] = deck
     return result
 
 

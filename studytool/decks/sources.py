@@ -114,5 +114,23 @@ def installed_sources(settings: Settings, notes: Scan | None = None) -> list[Sou
     return [*bundled_sources(), *expand(user, notes), *expand(settings.deck_paths, notes)]
 
 
+def is_bundled(source: Source) -> bool:
+    """Whether a deck file is one shipped inside the package (a learner's copy of it may replace it)."""
+    folder = os.path.realpath(str(files("studytool.decks").joinpath("bundled")))
+    return os.path.dirname(os.path.realpath(str(source))) == folder
+
+
+def own_copy(source: Source, settings: Settings) -> Path:
+    """The learner's own copy of a deck file to edit: a bundled deck is copied into their deck folder first (it
+    then replaces the bundled one, progress and all, since progress is keyed by deck and card ids)."""
+    if not is_bundled(source):
+        return Path(str(source))
+    target = settings.user_deck_dir / Path(str(source)).name
+    if not target.exists():
+        settings.user_deck_dir.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(Path(str(source)).read_bytes())
+    return target
+
+
 def _is_deck_name(name: str) -> bool:
     return name.endswith((".yaml", ".yml")) and name not in NOT_DECKS

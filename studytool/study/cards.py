@@ -24,6 +24,7 @@ from studytool.errors import StudytoolError
 from studytool.i18n import _
 from studytool.problems.levels import level_for
 from studytool.study.records import params_of, rating_of, text_of
+from studytool.study.days import Days
 from studytool.study.store import Schedule, Store, format_time, parse_time
 
 if TYPE_CHECKING:
@@ -42,9 +43,19 @@ class Flags:
     buried_until: datetime | None = None
     leech: bool = False
     reset_at: datetime | None = None
+    flag: int = 0          # Anki's flags: 0 none, 1-7 red, orange, green, blue, pink, turquoise, purple
 
     def buried(self, now: datetime) -> bool:
         return self.buried_until is not None and self.buried_until > now
+
+
+@dataclass(frozen=True)
+class History:
+    """What a card's answers add up to: reps and lapses (as Anki counts them) and when it was last answered."""
+
+    reps: int = 0
+    lapses: int = 0
+    last_answered: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -55,20 +66,62 @@ class Listed:
     schedule: Schedule | None
     flags: Flags
     now: datetime
+    days: Days
+    history: History = History()
+    position: int = 0     # its place in the decks' order (Anki's "added", for cards that come from files)
 
     @property
     def state(self) -> str:
         return _STATE_NAMES[self.schedule.state] if self.schedule else "new"
 
+    def has(self, word: str) -> bool:
+        """due (a review would ask it now), suspended, buried or leech."""
+        if word == "suspended":
+            return self.flags.suspended
+        if word == "buried":
+            return self.flags.buried(self.now)
+        if word == "leech":
+            return self.flags.leech
+        from studytool.study.stats import due_now
+
+        return self.schedule is not None and due_now(self.schedule, self.flags, self.now, self.days.end_of(self.now))
+
+    @property
+    def interval(self) -> int | None:
+        """A review card's interval in days, as Anki's `ivl`: from the day of its last review to its due day."""
+        schedule = self.schedule
+        if schedule is None or schedule.state != REVIEW_STATE or schedule.last_review is None:
+            return None
+        return self.days.number(schedule.due) - self.days.number(schedule.last_review)
+
+    @property
+    def rated_days_ago(self) -> int | None:
+        answered = self.history.last_answered
+        return None if answered is None else self.days.elapsed(answered, self.now)
+
+    def prop(self, name: str) -> float | None:
+        """One of search.PROPS: ivl, due (days from today), reps, lapses, stability, difficulty."""
+        schedule = self.schedule
+        if name == "ivl":
+            return self.interval
+        if name == "due":
+            return None if schedule is None else self.days.number(schedule.due) - self.days.number(self.now)
+        if name in ("reps", "lapses"):
+            return getattr(self.history, name)
+        return getattr(schedule, name) if schedule is not None else None
+
     def to_json(self) -> dict[str, Any]:
         schedule = self.schedule
         return {
             "card": self.card.key, "deck": self.card.deck, "topic": self.card.topic, "kind": self.card.kind,
-            "question": self.card.question, "state": self.state,
-            "due": schedule.due.isoformat() if schedule else None,
+            "tags": list(self.card.tags), "question": self.card.question, "state": self.state,
+            "due": schedule.due.isoformat() if schedule else None, "interval": self.interval,
             "stability": schedule.stability if schedule else None,
             "difficulty": schedule.difficulty if schedule else None,
+            "reps": self.history.reps, "lapses": self.history.lapses,
+            "last_answered": self.history.last_answered.isoformat() if self.history.last_answered else None,
             "suspended": self.flags.suspended, "buried": self.flags.buried(self.now), "leech": self.flags.leech,
+            "flag": self.flags.flag,
         }
 
 
@@ -106,8 +159,6 @@ class Shown:
 
     listed: Listed
     retrievability: float | None
-    reps: int
-    lapses: int
     reviews: tuple[Logged, ...]
     level: int | None = None   # the level of the next showing of a generated card (`problems/levels.py`)
 
@@ -123,7 +174,7 @@ class Shown:
         flags = self.listed.flags
         return {
             **self.listed.to_json(),
-            "retrievability": self.retrievability, "reps": self.reps, "lapses": self.lapses,
+            "retrievability": self.retrievability,
             "buried_until": flags.buried_until.isoformat() if flags.buried(self.listed.now) else None,
             "forgotten_at": flags.reset_at.isoformat() if flags.reset_at else None,
             "reviews": [review.to_json() for review in self.reviews],
@@ -168,6 +219,7 @@ def _flags_from_row(row: Any) -> Flags:
         buried_until=parse_time(row["buried_until"]) if row["buried_until"] else None,
         leech=bool(row["leech"]),
         reset_at=parse_time(row["reset_at"]) if row["reset_at"] else None,
+        flag=row["flag"],
     )
 
 
@@ -186,72 +238,66 @@ def hidden_keys(store: Store, now: datetime) -> set[str]:
     return {row[0] for row in rows}
 
 
-def _matches(card: Card, text: str) -> bool:
-    body = card.body
-    haystack = [card.key, card.topic, card.question, *card.tags, str(body.get("a", "")), str(body.get("answer", "")),
-                card.why or ""]
-    return any(text in field.casefold() for field in haystack)
+def histories(store: Store, key: str | None = None) -> dict[str, History]:
+    """Every answered card's (or one card's) reps, lapses and last answer, in one pass over the log."""
+    modes = ", ".join("?" * len(SCHEDULING_MODES))
+    rows = store.con.execute(
+        f"SELECT card, coalesce(sum(mode IN ({modes})), 0),"
+        f" coalesce(sum(mode IN ({modes}) AND rating = 1 AND prior_state = {REVIEW_STATE}), 0), max(time)"
+        f" FROM reviews {'WHERE card = ?' if key else ''} GROUP BY card",
+        (*SCHEDULING_MODES, *SCHEDULING_MODES, *([key] if key else [])))
+    return {card: History(reps, lapses, parse_time(last)) for card, reps, lapses, last in rows}
 
 
-def _selected(listed: Listed, state: str | None, end_of_today: datetime) -> bool:
-    flags_, now = listed.flags, listed.now
-    if state is None or state in STATES:
-        return state is None or listed.state == state
-    if state == "suspended":
-        return flags_.suspended
-    if state == "buried":
-        return flags_.buried(now)
-    if state == "leech":
-        return flags_.leech
-    from studytool.study.stats import due_now   # "due": what a review would ask now
-
-    return listed.schedule is not None and due_now(listed.schedule, flags_, now, end_of_today)
-
-
-def list_cards(store: Store, decks: Sequence[Deck], *, now: datetime, end_of_today: datetime,
-               deck_ids: Sequence[str] = (), topic: str | None = None, state: str | None = None,
-               search: str | None = None) -> list[Listed]:
-    """The cards of `deck_ids` (default: all) on `topic`, in one state, containing `search`; in deck order."""
+def list_cards(store: Store, decks: Sequence[Deck], *, now: datetime, days: Days, deck_ids: Sequence[str] = (),
+               topic: str | None = None, state: str | None = None, search: str | None = None,
+               tags: Sequence[str] = (), flag: int | None = None, sort: str | None = None,
+               reverse: bool = False) -> list[Listed]:
+    """The cards of `deck_ids` (default: all) on `topic`, with every tag of `tags`, in one state, with `flag`,
+    matching `search` (Anki's syntax, `search.py`); in deck order, or by `sort` (`reverse`d)."""
     from studytool.decks.select import plan
+    from studytool.study import search as searching
 
     if state is not None and state not in FILTERS:
         raise StudytoolError(_("unknown state {state!r}; states: {states}").format(state=state,
                                                                                   states=", ".join(FILTERS)))
+    terms = searching.parse(search) if search else []
+    order = searching.sort_key(sort) if sort else None
     chosen = {posing.card.key for posing in plan(decks, deck_ids=deck_ids, topic=topic, seed=0)}
-    schedules, flagged = store.schedules(), all_flags(store)
-    text = search.casefold() if search else None
+    schedules, flagged, answered = store.schedules(), all_flags(store), histories(store)
     found = []
-    for deck in decks:
-        for card in deck.cards:
-            if card.key not in chosen or (text and not _matches(card, text)):
-                continue
-            listed = Listed(card, schedules.get(card.key), flagged.get(card.key, Flags()), now)
-            if _selected(listed, state, end_of_today):
-                found.append(listed)
-    return found
+    for position, card in enumerate(card for deck in decks for card in deck.cards):
+        if card.key not in chosen or not set(tags) <= set(card.tags):
+            continue
+        listed = Listed(card, schedules.get(card.key), flagged.get(card.key, Flags()), now, days,
+                        answered.get(card.key, History()), position)
+        if (_selected(listed, state) and (flag is None or listed.flags.flag == flag)
+                and all(term(listed) for term in terms)):
+            found.append(listed)
+    if order is None:
+        return found[::-1] if reverse else found
+    missing = [listed for listed in found if order(listed) is None]   # a new card's interval: last either way
+    return sorted((listed for listed in found if order(listed) is not None), key=order, reverse=reverse) + missing
 
 
-def _counts(store: Store, key: str) -> tuple[int, int]:
-    """Reps (answers that moved the schedule) and lapses (Again on a review card) of one card."""
-    modes = ", ".join("?" * len(SCHEDULING_MODES))
-    row = store.con.execute(
-        f"SELECT count(*), coalesce(sum(rating = 1 AND json_extract(prior, '$.state') = {REVIEW_STATE}), 0)"
-        f" FROM reviews WHERE card = ? AND mode IN ({modes})", (key, *SCHEDULING_MODES)).fetchone()
-    return row[0], row[1]
+def _selected(listed: Listed, state: str | None) -> bool:
+    if state is None or state in STATES:
+        return state is None or listed.state == state
+    return listed.has(state)
 
 
 def show(store: Store, card: Card, *, now: datetime, scheduler: Scheduler) -> Shown:
     """One card with its chance of recall now (as `scheduler` counts elapsed days) and its whole history."""
-    listed = Listed(card, store.schedule(card.key), flags(store, card.key), now)
+    listed = Listed(card, store.schedule(card.key), flags(store, card.key), now, scheduler.days,
+                    histories(store, card.key).get(card.key, History()))
     rows = store.con.execute(
         "SELECT time, mode, rating, correct, answer, duration_ms, params, seed FROM reviews WHERE card = ?"
         " ORDER BY time, id", (card.key,))
     reviews = tuple(map(_logged, rows))
-    reps, lapses = _counts(store, card.key)
     recall = scheduler.retrievability(listed.schedule, now) if listed.schedule else None
     schedule = listed.schedule
     level = (level_for(schedule.stability, schedule.state) if schedule else 1) if card.kind == "generated" else None
-    return Shown(listed, recall, reps, lapses, reviews, level)
+    return Shown(listed, recall, reviews, level)
 
 
 # --- the learner's decisions ---------------------------------------------------
@@ -289,6 +335,20 @@ def bury(store: Store, keys: Sequence[str], until: datetime) -> None:
     _set_flags(store, keys, buried_until=format_time(until))
 
 
+def restore_flags(store: Store, key: str, flags: Flags) -> None:
+    """Put a card's flags back as they were (`:undo` of a session's :suspend, :bury or :flag)."""
+    _set_flags(store, [key], suspended=int(flags.suspended), leech=int(flags.leech), flag=flags.flag,
+               buried_until=format_time(flags.buried_until) if flags.buried_until else None,
+               reset_at=format_time(flags.reset_at) if flags.reset_at else None)
+
+
+def set_flag(store: Store, keys: Sequence[str], colour: int) -> None:
+    """Anki's flag: 0 none, 1-7 red, orange, green, blue, pink, turquoise, purple."""
+    if colour not in range(8):
+        raise StudytoolError(_("a flag is 0 (none) to 7, not {colour}").format(colour=colour))
+    _set_flags(store, keys, flag=colour)
+
+
 def forget(store: Store, keys: Sequence[str], now: datetime) -> None:
     """New again: the schedule goes, the history stays; unsuspended and unburied, as Anki's Forget leaves a card."""
     with store.transaction() as con:
@@ -309,7 +369,7 @@ def note_lapse(store: Store, key: str, review_id: int, threshold: int) -> int | 
                             (review_id,)).fetchone()
     if row is None or row[0] not in SCHEDULING_MODES or row[1] != 1 or row[2] != REVIEW_STATE:
         return None
-    _reps, lapses = _counts(store, key)
+    lapses = histories(store, key).get(key, History()).lapses
     if lapses < threshold or (lapses - threshold) % max(1, -(-threshold // 2)):   # half, rounded up
         return None
     _set_flags(store, [key], leech=1, suspended=1, leech_review=review_id)
@@ -321,5 +381,5 @@ def undo_lapse(store: Store, key: str, review_id: int, threshold: int) -> None:
     row = store.con.execute("SELECT leech_review FROM card_flags WHERE key = ?", (key,)).fetchone()
     if row is None or row[0] != review_id:
         return
-    _reps, lapses = _counts(store, key)
+    lapses = histories(store, key).get(key, History()).lapses
     _set_flags(store, [key], suspended=0, leech_review=None, leech=int(lapses >= threshold))

@@ -89,6 +89,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX reviews_recall ON reviews (mode, prior_state, correct, time)",
         "CREATE INDEX reviews_topic ON reviews (time, topic, correct)",   # the weakest topics, from the index alone
     ),
+    # 6: sync (`sync.py`): every event this home has written to or read from a sync folder, each answer's event
+    # id (NULL until `sync` journals it), and how far each device's journal has been read.
+    (
+        "CREATE TABLE sync_events (event TEXT PRIMARY KEY, device TEXT NOT NULL, seq INTEGER NOT NULL,"
+        " time TEXT NOT NULL, kind TEXT NOT NULL, card TEXT, body TEXT NOT NULL)",
+        "CREATE UNIQUE INDEX sync_events_order ON sync_events (device, seq)",
+        "CREATE INDEX sync_events_kind ON sync_events (kind, card)",
+        "ALTER TABLE reviews ADD COLUMN event TEXT",
+        "CREATE UNIQUE INDEX reviews_event ON reviews (event)",
+        "CREATE TABLE sync_read (device TEXT PRIMARY KEY, offset INTEGER NOT NULL, line INTEGER NOT NULL)",
+        # Anki's flags on a card: 0 none, 1-7 red, orange, green, blue, pink, turquoise, purple (`cards flag`)
+        "ALTER TABLE card_flags ADD COLUMN flag INTEGER NOT NULL DEFAULT 0",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied TEXT NOT NULL)"

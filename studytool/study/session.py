@@ -34,9 +34,9 @@ from studytool.problems.variant import Variant
 from studytool.study.implicit import ImplicitCredit, implicit_credit
 from studytool.study.queue import (LEARN_AHEAD, SEED_RANGE, Showing, card_level, review_outlook, review_queue,
                                    study_days, study_rules)
-from studytool.study.scheduler import LEARNING, RELEARNING, Rules, Scheduler, rating_for
+from studytool.study.scheduler import LEARNING, RELEARNING, REVIEW, Rules, Scheduler, rating_for
 from studytool.study.store import Answer, AnsweredSince, Schedule, Store
-from studytool.study.summary import Progress, Result, Summary
+from studytool.study.summary import Interval, Progress, Result, Summary, buttons, rating_word
 
 Ask = Callable[[str], str]   # prompt -> one line; raises EOFError when input ends
 Clock = Callable[[], datetime]
@@ -50,6 +50,8 @@ class View(Protocol):
     def show_result(self, result: Result) -> None: ...
     def show_notice(self, text: str) -> None: ...
     def show_explain(self, topic: str) -> None: ...
+    def show_info(self, shown: Any) -> None: ...   # cards.Shown: the card's schedule and history
+    def edit(self, card: Card) -> Card | None: ...   # the card as edited and validated again (None: unchanged)
 
 
 class _Quit(Exception):
@@ -62,6 +64,25 @@ class _Skip(Exception):
 
 class _Undo(Exception):
     """`:undo` typed at a prompt, with an answer or skip to take back."""
+
+
+class _Edited(Exception):
+    """`:edit` changed the card on screen: it is asked again as edited."""
+
+
+class _Decided(Exception):
+    """`:suspend` or `:bury` typed at a prompt: the card leaves the session."""
+
+    def __init__(self, decision: Decision):
+        self.decision = decision
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A learner's decision in a session (`:suspend`, `:bury`, `:flag N`), with the flags it replaced, for :undo."""
+
+    kind: str
+    before: Any   # cards.Flags
 
 
 class Session:
@@ -80,9 +101,11 @@ class Session:
         rng: random.Random | None = None,
         implicit: ImplicitCredit | None = None,
         decks: Sequence[Deck] = (),
+        confirm: bool = False,
     ):
         """`rules` (deck id -> its scheduling rules) makes answers move the schedule; without, they are only logged.
-        A card of one of `decks` written in Chinese is shown with Chinese interface text (`i18n.speaking`)."""
+        A card of one of `decks` written in Chinese is shown with Chinese interface text (`i18n.speaking`).
+        `confirm`: an auto-graded right answer's rating is a default the learner may change (Enter keeps it)."""
         self.store = store
         self.queue = [showing for showing in queue if showing.due is None]
         self.learning = [showing for showing in queue if showing.due is not None]  # steps waiting for their moment
@@ -94,7 +117,9 @@ class Session:
         self.schedulers: dict[str, Scheduler] = {}
         self.clock = clock
         self.rng = rng or random.Random()
-        self.done: list[tuple[Showing, Result | None]] = []  # each showing left behind: answered, or None if skipped
+        self.confirm = confirm
+        # each showing left behind: answered, None if skipped, or a Decision (a :flag keeps the card on screen)
+        self.done: list[tuple[Showing, Result | Decision | None]] = []
         self.returning: dict[int, Showing] = {}  # review id of an answer -> the learning step it put back
         self.implicit = implicit   # the topic graph's credit to prerequisite cards (None: off, or a plain quiz)
         self.credits: dict[int, list[int]] = {}  # review id of an answer -> its implicit credits' log rows
@@ -115,6 +140,11 @@ class Session:
                         self._pose(showing)
                 except _Skip:
                     self.done.append((showing, None))
+                except _Edited:
+                    self._put_back(self.posed)
+                except _Decided as decided:
+                    self.done.append((showing, decided.decision))
+                    self.learning = [waiting for waiting in self.learning if waiting.card.key != showing.card.key]
                 except _Undo:
                     self._put_back(showing)
                     self._take_back()
@@ -155,7 +185,7 @@ class Session:
 
     @property
     def results(self) -> list[Result]:
-        return [result for _showing, result in self.done if result is not None]
+        return [result for _showing, result in self.done if isinstance(result, Result)]
 
     @property
     def skipped(self) -> int:
@@ -172,13 +202,21 @@ class Session:
         if variant.kind == "recall":
             typed = self._line(_("Your answer"), card)
             self.view.show_reference(card, variant)
-            rating = self._rating(card)
+            when = self.clock()   # the answer's time: what the buttons' intervals are counted from
+            intervals = self._intervals(card, when)
+            rating = self._rating(card, intervals)
             correct, expected, hint = rating >= 2, str(variant.answer), None
         else:
             typed, grade = self._graded(card, variant)
+            when = self.clock()
+            intervals = self._intervals(card, when)
             correct, expected, hint = grade.correct, grade.expected, grade.hint
             rating = int(rating_for(correct))
         hinted = id(showing) in self.hinted
+        if self.confirm and correct and variant.kind != "recall":
+            self.view.show_result(Result(card, showing.seed, variant, typed, expected, correct, rating, hint, 0,
+                                         hinted, intervals))
+            rating = self._confirmed(card, rating, intervals)
         if hinted and correct:
             rating = min(rating, 2)   # right after :explain showed the formula box: Hard, not a plain right one
         params = {**variant.params, "hinted": True} if hinted else dict(variant.params)   # with the layout
@@ -187,13 +225,15 @@ class Session:
         answer = Answer(  # an answer that moves the schedule is a review, whichever command asked it
             card=card.key, topic=card.topic, mode="review" if self.rules else self.mode, rating=rating,
             correct=correct, answer=typed, seed=showing.seed, params=params,
-            duration_ms=round((time.monotonic() - shown_at) * 1000), time=self.clock(),
+            duration_ms=round((time.monotonic() - shown_at) * 1000), time=when,
         )
         moved: list[Schedule] = []
         review_id = self.store.record(answer, self._rescheduler(card, rating, answer.time, moved))
-        result = Result(card, showing.seed, variant, typed, expected, correct, rating, hint, review_id, hinted)
+        result = Result(card, showing.seed, variant, typed, expected, correct, rating, hint, review_id, hinted,
+                        intervals)
         self.done.append((showing, result))
-        self.view.show_result(result)
+        if not (self.confirm and correct and variant.kind != "recall"):   # shown already, before the rating
+            self.view.show_result(result)
         if moved and not self._leech(card, review_id) and moved[0].state in (LEARNING, RELEARNING):
             self._come_back(showing, moved[0].due, review_id, missed=rating == 1)   # a leech is out: suspended
         if moved and self.implicit is not None:
@@ -201,7 +241,8 @@ class Session:
                 self.credits[review_id] = self.implicit.after(self.store, card, rating, answer.time, review_id)
 
     def _progress(self, showing: Showing) -> Progress:
-        number = sum(not done.again for done, _result in self.done) + (not showing.again)
+        number = sum(not done.again for done, outcome in self.done
+                     if not (isinstance(outcome, Decision) and outcome.kind == "flag")) + (not showing.again)
         missed = sum(waiting.missed for waiting in self.learning)
         return Progress(number, self.total, missed, showing.again, len(self.learning) - missed, showing.missed)
 
@@ -215,12 +256,42 @@ class Session:
             except AnswerFormatError as error:
                 self.view.show_notice(str(error))  # not counted: ask again
 
-    def _rating(self, card: Card) -> int:
+    def _rating(self, card: Card, intervals: dict[int, Interval] | None) -> int:
         while True:
-            typed = self._line(_("Rate 1 again, 2 hard, 3 good, 4 easy"), card).strip()
+            typed = self._line(_("Rate {buttons}").format(buttons=buttons(intervals, (1, 2, 3, 4))), card).strip()
             if typed in ("1", "2", "3", "4"):
                 return int(typed)
             self.view.show_notice(_("Type 1, 2, 3 or 4."))
+
+    def _confirmed(self, card: Card, rating: int, intervals: dict[int, Interval] | None) -> int:
+        """A right answer's rating, the grader's unless the learner picks Hard, Good or Easy (Enter keeps it)."""
+        prompt = _("Enter keeps {rating}; or {buttons}").format(rating=rating_word(rating),
+                                                                buttons=buttons(intervals, (2, 3, 4)))
+        while True:
+            typed = self._line(prompt, card).strip()
+            if not typed:
+                return rating
+            if typed in ("2", "3", "4"):
+                return int(typed)
+            self.view.show_notice(_("A right answer is 2 hard, 3 good or 4 easy (a wrong one stays 1 again)."))
+
+    def _intervals(self, card: Card, now: datetime) -> dict[int, Interval] | None:
+        """When the card would come back after each rating at `now`, from the scheduler itself (None: a plain quiz)."""
+        if self.rules is None:
+            return None
+        scheduler = self._scheduler(card.deck)
+        prior, reps = self.store.schedule(card.key), self.store.reps(card.key)
+        found = {}
+        for rating in (1, 2, 3, 4):
+            after = scheduler.answer(prior, rating, now, key=card.key, reps=reps)
+            days = scheduler.days.number(after.due) - scheduler.days.number(now) if after.state == REVIEW else None
+            found[rating] = Interval((after.due - now).total_seconds(), days)
+        return found
+
+    def _scheduler(self, deck: str) -> Scheduler:
+        if deck not in self.schedulers:
+            self.schedulers[deck] = Scheduler(self.rules(deck))
+        return self.schedulers[deck]
 
     def _line(self, prompt: str, card: Card) -> str:
         """One line of input; session commands are handled here, at every prompt."""
@@ -236,6 +307,18 @@ class Session:
                     raise _Undo
                 self.view.show_notice(_("Nothing to undo."))
                 continue
+            if command in (":suspend", ":bury"):
+                raise _Decided(self._decide(card, command[1:]))
+            if command.startswith(":flag"):
+                self._flag(card, command[len(":flag"):].strip())
+                continue
+            if command == ":info":
+                self.view.show_info(self._info(card))
+                self.view.show_card(*self.on_screen)
+                continue
+            if command == ":edit":
+                self._edit(card)
+                continue
             if command == ":explain":
                 self.hinted[id(self.posed)] = self.posed   # it shows the formula: this answer counts as hinted
                 self.view.show_explain(card.topic)
@@ -247,11 +330,17 @@ class Session:
                     ":skip     skip this card\n"
                     ":undo     take back the last answer or skip\n"
                     ":explain  explain this card's topic\n"
+                    ":suspend  suspend this card (out of reviews until 'cards unsuspend')\n"
+                    ":bury     bury this card until tomorrow\n"
+                    ":flag N   flag this card: 1 red ... 7 purple, 0 none\n"
+                    ":info     this card's schedule and history\n"
+                    ":edit     open this card in $EDITOR, then check and reload its deck\n"
                     ":help     this list\n"
                     "[2/20 · 1 again · 1 learning]  card 2 of 20; 1 missed and 1 learning to come"))
                 continue
             if command.startswith(":"):
-                self.view.show_notice(_("unknown command {command} — use :q :skip :undo :explain :help").format(
+                self.view.show_notice(_("unknown command {command} — use :q :skip :undo :explain :suspend :bury "
+                                        ":flag :info :edit :help").format(
                     command=line.strip()))
                 continue
             return line
@@ -260,9 +349,7 @@ class Session:
         """The store's callback moving the card's schedule (None: a plain quiz leaves it); the result goes to `moved`."""
         if self.rules is None:
             return None
-        if card.deck not in self.schedulers:
-            self.schedulers[card.deck] = Scheduler(self.rules(card.deck))
-        scheduler, reps = self.schedulers[card.deck], self.store.reps(card.key)
+        scheduler, reps = self._scheduler(card.deck), self.store.reps(card.key)
 
         def move(prior: Schedule | None) -> Schedule:
             moved.append(scheduler.answer(prior, rating, when, key=card.key, reps=reps))
@@ -293,10 +380,65 @@ class Session:
         self.learning.append(again)
         self.returning[review_id] = again
 
+    # --- the learner's decisions -------------------------------------------
+
+    def _decide(self, card: Card, kind: str) -> Decision:
+        from studytool.study import cards
+
+        decision = Decision(kind, cards.flags(self.store, card.key))
+        if kind == "suspend":
+            cards.suspend(self.store, [card.key])
+            self.view.show_notice(_("Suspended {card}; :undo takes it back.").format(card=card.key))
+        else:
+            cards.bury(self.store, [card.key], study_days(self.store).end_of(self.clock()))
+            self.view.show_notice(_("Buried {card} until tomorrow; :undo takes it back.").format(card=card.key))
+        return decision
+
+    def _info(self, card: Card):
+        from studytool.study import cards
+
+        scheduler = self._scheduler(card.deck) if self.rules else Scheduler(study_rules(self.store)(card.deck))
+        return cards.show(self.store, card, now=self.clock(), scheduler=scheduler)
+
+    def _flag(self, card: Card, colour: str) -> None:
+        from studytool.study import cards
+
+        if colour not in [str(n) for n in range(8)]:
+            self.view.show_notice(_(":flag takes a number: 1 red, 2 orange, 3 green, 4 blue, 5 pink, 6 turquoise, "
+                                    "7 purple, 0 none"))
+            return
+        self.done.append((self.posed, Decision("flag", cards.flags(self.store, card.key))))
+        cards.set_flag(self.store, [card.key], int(colour))
+        self.view.show_notice(_("Flag {n} on {card}; :undo takes it back.").format(n=colour, card=card.key))
+
+    def _edit(self, card: Card) -> None:
+        edited = self.view.edit(card)
+        if edited is None:
+            return
+        posed = replace(self.posed, card=edited)
+        if self.hinted.pop(id(self.posed), None):
+            self.hinted[id(posed)] = posed
+        self.posed = posed
+        raise _Edited
+
+    def _restore(self, showing: Showing, decision: Decision) -> None:
+        from studytool.study import cards
+
+        before = decision.before
+        cards.restore_flags(self.store, showing.card.key, before)
+        self.view.show_notice(_("Took back the {what} of {card}.").format(
+            what={"suspend": _("suspension"), "bury": _("burial"), "flag": _("flag")}[decision.kind],
+            card=showing.card.key))
+
     def _take_back(self) -> None:
-        """Undo the last answer (log row, schedule, requeued copy) or skip; its card (same variant) comes next."""
+        """Undo the last answer (log row, schedule, requeued copy), skip or decision; its card (same variant) comes
+        next (a :flag's card is the one on screen already)."""
         showing, result = self.done.pop()
-        if result is None:
+        if isinstance(result, Decision):
+            self._restore(showing, result)
+            if result.kind == "flag":
+                return
+        elif result is None:
             self.view.show_notice(_("Took back the skip of {card}.").format(card=showing.card.key))
         else:
             try:
@@ -340,6 +482,7 @@ def quiz(
     reschedule: bool = False,
     level: int | None = None,
     clock: Clock = clock_now,
+    confirm: bool = False,
 ) -> Summary:
     """A practice session over a seeded selection: the same cards and variants as `worksheet`.
 
@@ -359,7 +502,7 @@ def quiz(
     rules = study_rules(store) if reschedule else None
     implicit = implicit_credit(store, decks, rules) if rules else None
     summary = Session(store, queue, mode="quiz", ask=ask, view=view, rules=rules, clock=clock,
-                      implicit=implicit, decks=decks).run()
+                      implicit=implicit, decks=decks, confirm=confirm).run()
     outlook = review_outlook(store, decks, deck_ids=deck_ids, now=clock(), days=study_days(store)) if reschedule else None
     return replace(summary, seed=posings.seed, outlook=outlook)
 
@@ -376,6 +519,7 @@ def review(
     fuzz: bool = True,
     clock: Clock = clock_now,
     rng: random.Random | None = None,
+    confirm: bool = False,
 ) -> Summary:
     """A spaced-repetition session: learning steps and due cards, then new ones, scheduled by FSRS as Anki does.
 
@@ -391,7 +535,7 @@ def review(
     if queue:
         rules = study_rules(store, retention=retention, fuzz=fuzz)
         session = Session(store, queue, mode="review", ask=ask, view=view, rules=rules, clock=clock, rng=rng,
-                          implicit=implicit_credit(store, decks, rules), decks=decks)
+                          implicit=implicit_credit(store, decks, rules), decks=decks, confirm=confirm)
         summary = session.run()
     outlook = review_outlook(store, decks, deck_ids=deck_ids, new_limit=new_limit, now=clock(), days=days)
     return replace(summary, outlook=outlook)

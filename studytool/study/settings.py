@@ -9,6 +9,7 @@ Every value is validated when set, with a one-line error naming the key.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -52,6 +53,14 @@ def _switch(text: str) -> bool:
     if word not in ("on", "off", "true", "false", "yes", "no", "1", "0"):
         raise ValueError(_("on or off"))
     return word in ("on", "true", "yes", "1")
+
+
+def _folder_name(text: str) -> str:
+    """A folder's path, made absolute (a sync folder is looked up from any working directory)."""
+    text = text.strip()
+    if not text or len(text) > 4096 or any(ch in text for ch in "\0\n\r"):
+        raise ValueError(_("a folder's path"))
+    return os.path.abspath(os.path.expanduser(text))
 
 
 def parse_steps(text: str) -> tuple[timedelta, ...]:
@@ -143,6 +152,8 @@ KEYS: dict[str, Key] = {key.name: key for key in (
     # Off by default: on the bundled decks it saves reviews only as a lower retention would (BENCHMARKS.md)
     Key("implicit_credit", lambda: False, _switch, lambda on: "on" if on else "off", False,
         lambda: _("A review also credits the core cards of the topics it builds on (implicit review).")),
+    Key("sync_dir", lambda: "", _folder_name, str, False,
+        lambda: _("The folder `studytool sync` merges progress through (this computer's own setting).")),
 )}
 
 

@@ -23,6 +23,7 @@ from studytool.study.store import Schedule, Store, format_time
 
 if TYPE_CHECKING:
     from studytool.study.cards import Flags
+    from studytool.study.graphs import Graphs
 
 WINDOW_DAYS = 30       # retention and weakest topics look this far back
 CHART_DAYS = 14        # answers per day and the due forecast
@@ -134,9 +135,11 @@ class Stats:
     calendar: tuple[tuple[date, int], ...] = ()         # answers per day, the last 26 weeks, oldest first
     forecast_30d: tuple[tuple[date, int], ...] = ()     # as `forecast`, over 30 days
     retention_by_week: tuple[WeekRetention, ...] = ()   # the weeks of the calendar, oldest first
+    graphs: Graphs | None = None                        # Anki's graphs over `--range` (`graphs.py`)
 
     def to_json(self) -> dict[str, Any]:
         return {
+            **(self.graphs.to_json() if self.graphs else {}),
             "answers_total": self.answers_total,
             "decks": [deck.to_json() for deck in self.decks],
             "retention_30d": self.retention,
@@ -232,8 +235,14 @@ def _deck_counts(store: Store, decks: Sequence[Deck], now: str, end_of_today: st
     return counts, forecast
 
 
-def compute_stats(store: Store, decks: Sequence[Deck], now: datetime, days: Days | None = None) -> Stats:
-    """Statistics as of `now`; days are Anki days (from `config day_start`, 04:00, in the local zone)."""
+def compute_stats(store: Store, decks: Sequence[Deck], now: datetime, days: Days | None = None,
+                  range_name: str = "1m") -> Stats:
+    """Statistics of `decks` as of `now`, Anki's graphs over `range_name` (1m, 3m, 1y, all); days are Anki days
+    (from `config day_start`, 04:00, in the local zone)."""
+    from studytool.study.graphs import compute_graphs
+    from studytool.study.queue import study_rules
+    from studytool.study.scheduler import Scheduler
+
     if days is None:
         from studytool.study import settings
 
@@ -257,4 +266,6 @@ def compute_stats(store: Store, decks: Sequence[Deck], now: datetime, days: Days
         calendar=calendar,
         forecast_30d=tuple((day, forecast[i]) for i, day in enumerate(dates)),
         retention_by_week=by_week,
+        graphs=compute_graphs(store, [card.key for deck in decks for card in deck.cards], now, days,
+                              Scheduler(study_rules(store)(None)), range_name),
     )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from studytool.decks.model import Card
+from studytool.i18n import _
 from studytool.problems.variant import Variant
 from studytool.study.queue import Outlook
 from studytool.study.stats import TopicScore, weakest_topics
@@ -28,6 +30,40 @@ class Progress:
 
 
 @dataclass(frozen=True)
+class Interval:
+    """When a card would come back after one rating: in seconds, and in days when it would be a review card."""
+
+    seconds: float
+    days: int | None = None
+
+    def text(self) -> str:
+        """As Anki's buttons say it: `<10m`, `<2h` for a step; `1d`, `3d`, `1.2mo`, `1.5y` for a review."""
+        if self.days is None:
+            minutes = max(1, math.ceil(self.seconds / 60))
+            return (_("<{n}m").format(n=minutes) if minutes < 60
+                    else _("<{n}h").format(n=math.ceil(minutes / 60)))
+        if self.days < 30:
+            return _("{n}d").format(n=self.days)
+        if self.days < 365:
+            return _("{n}mo").format(n=f"{self.days / 30:.1f}")
+        return _("{n}y").format(n=f"{self.days / 365:.1f}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seconds": round(self.seconds), "days": self.days, "text": self.text()}
+
+
+def rating_word(rating: int) -> str:
+    """The FSRS rating in the interface language (built per call so each word is a literal `_()`)."""
+    return {1: _("Again"), 2: _("Hard"), 3: _("Good"), 4: _("Easy")}[rating]
+
+
+def buttons(intervals: dict[int, Interval] | None, ratings: tuple[int, ...]) -> str:
+    """`1 Again <10m · 2 Hard 1d · 3 Good 3d · 4 Easy 8d`, as Anki's buttons (a plain quiz: no times)."""
+    return " · ".join(f"{rating} {rating_word(rating)}" + (f" {intervals[rating].text()}" if intervals else "")
+                      for rating in ratings)
+
+
+@dataclass(frozen=True)
 class Result:
     """One answered showing."""
 
@@ -41,6 +77,7 @@ class Result:
     hint: str | None
     review_id: int
     hinted: bool = False   # given after :explain on this showing: rated at most Hard
+    intervals: dict[int, Interval] | None = None   # what each rating would have given (None: a plain quiz)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,6 +92,8 @@ class Result:
             "rating": self.rating,
             "hinted": self.hinted,
             "level": self.variant.level,
+            "intervals": ({str(rating): interval.to_json() for rating, interval in self.intervals.items()}
+                          if self.intervals else None),
         }
 
 

@@ -72,6 +72,15 @@ class Recorder:
     def show_explain(self, topic):
         self.events.append(("explain", topic))
 
+    def show_info(self, shown):
+        self.events.append(("info", shown.listed.card.key, shown.listed.history.reps))
+
+    edited = None   # what `edit` hands back: a test sets the card its "editor" made
+
+    def edit(self, card):
+        self.events.append(("edit", card.key))
+        return self.edited
+
     def kinds(self, kind: str) -> list[tuple]:
         return [event for event in self.events if event[0] == kind]
 
@@ -98,3 +107,14 @@ def drill_deck(folder, n=6, deck="drill"):
     path = folder / f"{deck}.yaml"
     path.write_text(f"deck: {deck}\ntitle: 练习\nsource: 测试\ncards:\n{cards}", encoding="utf-8")
     return path
+
+
+def cli(decks, *args, now: str, text: str = ""):
+    """One command as a learner types it, with the deck folder `decks` and the clock at `now`; it must succeed."""
+    from typer.testing import CliRunner
+
+    from studytool.cli import app
+
+    result = CliRunner().invoke(app, ["--deck-path", str(decks), *args], input=text, env={"STUDYTOOL_NOW": now})
+    assert result.exit_code == 0, result.output
+    return result

@@ -60,7 +60,8 @@ def test_list_filters_by_state_topic_and_text(env):
     assert listed(env, "--state", "due") == []                      # their 10-minute step is not due yet
     assert listed(env, "--state", "due", now="2026-03-02T08:13:00+00:00") == seen   # 10 min + Anki's fuzz (<= 25%)
     assert listed(env, "--topic", "ffn") == ["drill/c1"]
-    assert listed(env, "--search", "问题 3") == ["drill/c3"]
+    assert listed(env, "--search", "\"问题 3\"") == ["drill/c3"]   # a phrase is quoted, as in Anki
+    assert len(listed(env, "--search", "问题 3")) == 6                # two words: both in every card
     assert listed(env, "--state", "review") == listed(env, "--state", "suspended") == []
 
 

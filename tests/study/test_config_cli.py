@@ -45,7 +45,7 @@ def test_show_all_reads_without_creating_a_database(env):
                       "parameters": pytest.approx([0.212, 1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194, 0.001,
                                                    1.8722, 0.1666, 0.796, 1.4835, 0.0614, 0.2629, 1.6483, 0.6014,
                                                    1.8729, 0.5425, 0.0912, 0.0658, 0.1542]),
-                      "implicit_credit": False}
+                      "implicit_credit": False, "sync_dir": ""}
     assert not (env.parent / "home" / "studytool.db").exists()
     screen = run(env, "config").stdout
     assert "leech_threshold" in screen and "New cards a deck" in screen

@@ -63,7 +63,7 @@ def test_values_stay_across_opens(tmp_path):
     ("parameters", ", ".join(["0.5"] * 4 + ["11"] + ["0.5"] * 16),
      "parameters must be within FSRS's bounds (w4 from 1.0 to 10.0, got 11.0)"),
     ("nope", "1", "unknown setting 'nope'; settings: new_per_day, max_reviews_per_day, retention, day_start, "
-                  "leech_threshold, learning_steps, relearning_steps, parameters, implicit_credit"),
+                  "leech_threshold, learning_steps, relearning_steps, parameters, implicit_credit, sync_dir"),
 ])
 def test_bad_values_are_one_line_errors_and_change_nothing(store, name, text, message):
     with pytest.raises(StudytoolError) as error:

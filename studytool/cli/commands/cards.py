@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from studytool.cli.options import Decks, Json, Topic, ids_within_bound
+from studytool.cli.options import Decks, Json, Tags, Topic, ids_within_bound
 from studytool.cli.style import Group
 
 app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True)   # its help: GROUPS in cli/app.py
@@ -58,18 +58,27 @@ def cards_list(
     state: Optional[str] = typer.Option(
         None, "--state", metavar="STATE",
         help="new, learning, review, relearning, due (a review would ask it now), suspended, buried or leech."),
-    search: Optional[str] = typer.Option(None, "--search", metavar="TEXT",
-                                         help="Only cards whose id, topic, question or answer contains TEXT."),
+    search: Optional[str] = typer.Option(
+        None, "--search", metavar="QUERY",
+        help="Anki's search: text, deck:D tag:T topic:T is:due|new|learn|review|suspended|buried|leech flag:N "
+             "prop:ivl>=10 prop:lapses>2 rated:7, -term to negate, \"quoted phrase\" (README: the browser)."),
+    tag: Tags = [],
+    flag: Optional[int] = typer.Option(None, "--flag", metavar="N", min=0, max=7,
+                                       help="Only cards with flag N (1-7, Anki's colours; 0: none)."),
+    sort: Optional[str] = typer.Option(
+        None, "--sort", metavar="ORDER",
+        help="due, interval, stability, difficulty, lapses, reps, added or card (default: deck order)."),
+    reverse: bool = typer.Option(False, "--reverse", help="The sort's order reversed."),
     as_json: Json = False,
 ) -> None:
-    """The cards with their state, due time and memory (stability, difficulty), in deck order."""
+    """The cards with their state, due time and memory (stability, difficulty), in deck order or --sort."""
     from studytool.cli.render.cards import render_card_list
     from studytool.cli.render.common import console, print_json
     from studytool.study import cards
 
     with _opened(ctx, write=False) as (store, decks, now, days):
-        found = cards.list_cards(store, decks, now=now, end_of_today=days.end_of(now), deck_ids=deck, topic=topic,
-                                 state=state, search=search)
+        found = cards.list_cards(store, decks, now=now, days=days, deck_ids=deck, topic=topic, state=state,
+                                 search=search, tags=tag, flag=flag, sort=sort, reverse=reverse)
     if as_json:
         print_json({"cards": [listed.to_json() for listed in found]})
     else:
@@ -99,7 +108,7 @@ def cards_show(
         render_card(console(), shown)
 
 
-def _act(ctx: typer.Context, refs: list[str], action: str, as_json: bool) -> None:
+def _act(ctx: typer.Context, refs: list[str], action: str, as_json: bool, colour: int = 0) -> None:
     """Apply one decision to every card named (all are checked first: an unknown one changes nothing)."""
     from studytool.cli.render.cards import render_action
     from studytool.cli.render.common import console, print_json
@@ -115,10 +124,12 @@ def _act(ctx: typer.Context, refs: list[str], action: str, as_json: bool) -> Non
             cards.unsuspend(store, keys)
         elif action == "bury":
             cards.bury(store, keys, until)
-        else:
+        elif action == "forget":
             cards.forget(store, keys, now)
+        else:
+            cards.set_flag(store, keys, colour)
     document = {"action": action, "cards": keys, "until": until.isoformat() if action == "bury" else None,
-                "already": already}
+                "already": already, **({"flag": colour} if action == "flag" else {})}
     if as_json:
         print_json(document)
     else:
@@ -143,3 +154,15 @@ def _decision(action: str):
 
 for _action, _help in _DECISIONS.items():
     app.command(_action, help=_help)(_decision(_action))
+
+
+@app.command("flag")
+def cards_flag(
+    ctx: typer.Context,
+    colour: int = typer.Argument(..., metavar="N", min=0, max=7,
+                                 help="1 red, 2 orange, 3 green, 4 blue, 5 pink, 6 turquoise, 7 purple; 0 removes."),
+    refs: Refs = ...,
+    as_json: Json = False,
+) -> None:
+    """Flag cards with one of Anki's seven colours (0 takes the flag off); 'cards list --flag N' finds them."""
+    _act(ctx, refs, "flag", as_json, colour)

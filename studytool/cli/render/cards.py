@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from studytool.cli.render.common import Prose, emit
-from studytool.cli.render.study import rating_word
+from studytool.study.summary import rating_word
 from studytool.i18n import _
 from studytool.study.cards import Listed, Logged, Shown
 from studytool.study.days import local_zone
@@ -41,7 +41,14 @@ def _flag_words(listed: Listed) -> str:
         words.append(_("buried"))
     if listed.flags.leech:
         words.append(_("leech"))
+    if listed.flags.flag:
+        words.append(flag_word(listed.flags.flag))
     return ", ".join(words)
+
+
+def flag_word(colour: int) -> str:
+    """A flag by its colour's name (a word, so that it reads without colour too)."""
+    return [_("red"), _("orange"), _("green"), _("blue"), _("pink"), _("turquoise"), _("purple")][colour - 1]
 
 
 # Below this a question cut to fit says nothing: it is left out instead.
@@ -57,7 +64,8 @@ def render_card_list(console: Console, found: Sequence[Listed]) -> None:
     """One line a card: id, state, due, stability, difficulty, flags (when a card has one) and the question.
 
     A narrower terminal cuts the question first (down to `QUESTION_MIN` cells), then leaves it out, then
-    difficulty, then stability (`cards show` and --json always have them): rich would squeeze every column."""
+    difficulty, then the flags, then stability (`cards show` and --json always have them): rich would squeeze
+    every column."""
     if not found:
         console.print(_("No cards match."))
         return
@@ -70,10 +78,11 @@ def render_card_list(console: Console, found: Sequence[Listed]) -> None:
                (_("Difficulty"), [_number(schedule.difficulty if schedule else None) for schedule in schedules]),
                (_("Flags"), flags)]
     room = console.width - 1   # one cell spare: some terminals wrap a line that fills the last column
-    kept = [0, 1, 2, *([5] if any(flags) else [])]
-    for memory in (3, 4):   # stability first: how long the memory lasts, in days
-        if _line([columns[index] for index in sorted([*kept, memory])]) <= room:
-            kept.append(memory)
+    kept = [0, 1, 2]
+    # stability first (how long the memory lasts, in days), then the learner's own flags, then difficulty
+    for optional in (3, *([5] if any(flags) else []), 4):
+        if _line([columns[index] for index in sorted([*kept, optional])]) <= room:
+            kept.append(optional)
     columns = [columns[index] for index in sorted(kept)]
     left = room - _line(columns) - 3
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
@@ -110,8 +119,8 @@ def render_card(console: Console, shown: Shown) -> None:
         (_("Stability"), f"{schedule.stability:.2f} " + _("days") if schedule and schedule.stability else "—"),
         (_("Difficulty"), _number(schedule.difficulty if schedule else None)),
         (_("Retrievability now"), recall),
-        (_("Reps"), str(shown.reps)),
-        (_("Lapses"), str(shown.lapses)),
+        (_("Reps"), str(listed.history.reps)),
+        (_("Lapses"), str(listed.history.lapses)),
         # "answered": a variant shown and left with :q is not logged (JSON keeps its key, `last_asked`)
         *([(_("Last answered"), escape(_asked_text(shown.last_asked)))] if shown.last_asked else []),
         (_("Next level"), str(shown.level) if shown.level is not None else "—"),
@@ -162,6 +171,8 @@ def render_action(console: Console, done: dict[str, Any]) -> None:
         "unsuspend": _("Unsuspended {n} card(s): {cards}."),
         "bury": _("Buried {n} card(s) until {until}: {cards}."),
         "forget": _("Reset {n} card(s) to new (their history stays): {cards}."),
+        "flag": _("Flagged {n} card(s) {colour}: {cards}.") if done.get("flag") else _("Unflagged {n} card(s): {cards}."),
     }[done["action"]]
     until = _when(datetime.fromisoformat(done["until"])) if done["until"] else ""
-    console.print(escape(message.format(n=len(changed), cards=cards, until=until)))
+    colour = flag_word(done["flag"]) if done.get("flag") else ""
+    console.print(escape(message.format(n=len(changed), cards=cards, until=until, colour=colour)))

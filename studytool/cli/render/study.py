@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.markup import escape
@@ -22,16 +23,14 @@ from studytool.i18n import _
 from studytool.problems.variant import TRUE_FALSE, Variant, option_label
 from studytool.cli.render.common import Prose, emit
 from studytool.study.queue import Outlook
-from studytool.study.summary import Progress, Result, Summary
+from studytool.study.summary import Progress, Result, Summary, rating_word
 from studytool.study.stats import Stats, TopicScore
+
+if TYPE_CHECKING:
+    from studytool.study.cards import Shown
 
 TITLE_MARGIN = 6       # a panel title sits between "╭─ " and " ─╮"
 INDENT = (0, 0, 0, 2)  # solution steps sit under their heading, wrapped lines too
-
-
-def rating_word(rating: int) -> str:
-    """The FSRS rating in the interface language (built per call so each word is a literal `_()`)."""
-    return {1: _("Again"), 2: _("Hard"), 3: _("Good"), 4: _("Easy")}[rating]
 
 
 # Input read from a pipe or file is bounded: no answer needs a line of more than 10,000 characters, and no session
@@ -155,9 +154,10 @@ class _Labelled:
 class TerminalView:
     """Shows cards, feedback and notices on a rich console (stderr when stdout carries JSON)."""
 
-    def __init__(self, console: Console, decks: Sequence[Deck] = ()):
+    def __init__(self, console: Console, decks: Sequence[Deck] = (), settings: Any = None):
         self.console = console
         self.decks = decks
+        self.settings = settings   # config.Settings: where `:edit` puts the learner's copy of a bundled deck
         self.told_commands = False
 
     def show_card(self, card: Card, variant: Variant, progress: Progress) -> None:
@@ -211,6 +211,26 @@ class TerminalView:
 
         emit(self.console, Prose(f"[yellow]{escape(visible(text))}[/]"))   # a format error may quote the input
 
+    def show_info(self, shown: Shown) -> None:
+        from studytool.cli.render.cards import render_card
+
+        render_card(self.console, shown)
+
+    def edit(self, card: Card) -> Card | None:
+        """`:edit`: $EDITOR at the card's line; then its deck is read and checked again (None: nothing to reload)."""
+        from studytool.decks.edit import edit_card
+        from studytool.errors import StudytoolError
+
+        if not sys.stdin.isatty():
+            self.show_notice(_(":edit needs a terminal"))
+            return None
+        try:
+            edited = edit_card(card, self.settings, run=_run_editor, said=self.show_notice)
+        except StudytoolError as error:   # the deck no longer reads: the session keeps the card as it was
+            self.show_notice(str(error))
+            return None
+        return edited
+
     def show_explain(self, topic: str) -> None:
         from studytool.errors import StudytoolError
         from studytool.explain import explain
@@ -220,6 +240,12 @@ class TerminalView:
             render_explanation(explain(topic, self.decks), self.console)
         except StudytoolError as error:  # a topic that cannot be explained must not end the session
             self.show_notice(str(error))
+
+
+def _run_editor(command: list[str]) -> None:
+    import subprocess
+
+    subprocess.call(command)
 
 
 def outlook_text(outlook: Outlook, *, asked: bool = False, ended_early: bool = False, quiz: bool = False) -> str:
@@ -333,6 +359,10 @@ def show_stats(console: Console, stats: Stats) -> None:
         f"{_label(_('True retention (30 days)'))}{retention} ({stats.retention_reviews} {_('reviews')})"
     )
     _show_pictures(console, stats)
+    if stats.graphs is not None:
+        from studytool.cli.render.graphs import show_graphs
+
+        show_graphs(console, stats.graphs)
     if stats.weakest:
         emit(console, f"\n[bold]{_('Weakest topics (30 days)')}[/]")
         _show_scores(console, stats.weakest)

@@ -1,0 +1,107 @@
+"""What `studytool sync` costs: reading 100,000 new events and replaying their cards, and a sync with nothing new.
+
+    python benchmarks/sync.py [--events 100000] [--cards 2000] [--runs 5]
+
+Writes another device's journal of `--events` answers over `--cards` cards (review answers a day apart, each
+card's history in time order, ratings drawn from a seeded generator), then measures, median of `--runs`:
+
+- `sync` into a fresh home: read, check (checksums, fields), store and replay every card through FSRS;
+- `sync` again at once: nothing new (the journals are read from where they stopped);
+- the same two as whole processes (`python -m studytool sync DIR`), beside `python -m studytool --version`,
+  the start-up every command pays, so the target ("≤ 0.2 s beyond start-up") is read as a difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from studytool.study import journal   # noqa: E402
+from studytool.study.journal import Event   # noqa: E402
+from studytool.study.records import format_time   # noqa: E402
+
+DEVICE = "00000000000000aa"
+START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+
+
+def write_journal(folder: Path, events: int, cards: int) -> None:
+    rng = random.Random(0)
+    per_card = events // cards
+    lines, seq = [], 0
+    for day in range(per_card):
+        for card in range(cards):
+            seq += 1
+            when = format_time(START + timedelta(days=day, seconds=card))
+            key = f"bench/c{card}"
+            body = {"card": key, "topic": "layernorm", "time": when, "mode": "review",
+                    "rating": rng.choice((1, 3, 3, 3, 4)), "correct": 1, "answer": "7", "seed": None,
+                    "params": {}, "duration_ms": 4000}
+            lines.append(journal.line_of(Event(f"{DEVICE}-{seq}", DEVICE, seq, when, "answer", key, body)))
+    journal.rewrite(journal.path_of(folder, DEVICE), lines)
+
+
+def in_process(home: Path, folder: Path) -> tuple[float, float]:
+    from studytool.study.store import open_store
+    from studytool.study.sync import sync
+
+    now = START + timedelta(days=400)
+    with open_store(home / "studytool.db", backups=False) as store:
+        start = time.perf_counter()
+        first = sync(store, folder, now)
+        full = time.perf_counter() - start
+        start = time.perf_counter()
+        again = sync(store, folder, now)
+        empty = time.perf_counter() - start
+    assert first.read > 0 and again.read == 0, (first, again)
+    return full, empty
+
+
+def whole_process(args: list[str], home: Path) -> float:
+    env = {**os.environ, "STUDYTOOL_HOME": str(home), "STUDYTOOL_NOW": (START + timedelta(days=400)).isoformat(),
+           "PYTHONPATH": str(ROOT)}
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "studytool", *args], env=env, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--cards", type=int, default=2_000)
+    parser.add_argument("--runs", type=int, default=5)
+    options = parser.parse_args()
+    rows: dict[str, list[float]] = {name: [] for name in (
+        "sync, 100k new (in process)", "sync, nothing new (in process)", "sync, 100k new (process)",
+        "sync, nothing new (process)", "--version (process)")}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "Sync"
+        folder.mkdir()
+        write_journal(folder, options.events, options.cards)
+        for run in range(options.runs):
+            full, empty = in_process(Path(tmp) / f"a{run}", folder)
+            rows["sync, 100k new (in process)"].append(full)
+            rows["sync, nothing new (in process)"].append(empty)
+            home = Path(tmp) / f"b{run}"
+            rows["sync, 100k new (process)"].append(whole_process(["sync", str(folder)], home))
+            rows["sync, nothing new (process)"].append(whole_process(["sync"], home))
+            rows["--version (process)"].append(whole_process(["--version"], home))
+    print(f"{options.events:,} events over {options.cards:,} cards, median of {options.runs} runs")
+    for name, times in rows.items():
+        print(f"  {name:34} {statistics.median(times):7.3f} s   (min {min(times):.3f}, max {max(times):.3f})")
+    beyond = statistics.median(rows["sync, nothing new (process)"]) - statistics.median(rows["--version (process)"])
+    print(f"  nothing new, beyond start-up:      {beyond:7.3f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""A device's journal lines: what is written reads back; anything else is refused as one reason, never a crash."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timezone
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from studytool.study import journal
+from studytool.study.journal import Event
+from studytool.study.store import open_store
+from studytool.study.sync import sync
+
+DEVICE = "0123456789abcdef"
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+
+bodies = st.dictionaries(st.text(max_size=8), st.one_of(st.none(), st.integers(), st.text(max_size=20)), max_size=5)
+events = st.builds(lambda seq, time, kind, card, body: Event(f"{DEVICE}-{seq}", DEVICE, seq, time, kind, card, body),
+                   st.integers(1, 10**9), st.text(max_size=30), st.sampled_from(journal.KINDS),
+                   st.one_of(st.none(), st.text(max_size=30)), bodies)
+
+
+@given(events)
+def test_a_written_line_reads_back_as_the_same_event(event):
+    line = journal.line_of(event)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1   # one event, one line, whatever its text holds
+    assert journal.event_of(line, DEVICE) == event
+
+
+@given(events)
+def test_a_line_is_not_taken_for_another_device(event):
+    with pytest.raises(journal.Unreadable):
+        journal.event_of(journal.line_of(event), "fedcba9876543210")
+
+
+@given(st.binary(max_size=300))
+def test_any_bytes_are_an_event_or_one_reason(data):
+    try:
+        journal.event_of(data, DEVICE)
+    except (journal.Unreadable, journal.Newer):
+        pass
+
+
+def signed(document: dict) -> bytes:
+    """A line with a right checksum, as someone who read journal.py could craft one (by hand here)."""
+    text = json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    document = {**document, "sum": hashlib.sha256(text.encode()).hexdigest()[:16]}
+    return (json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n").encode()
+
+
+answer = {"card": "d/c1", "topic": None, "time": "2026-03-01T09:00:00.000000Z", "mode": "review", "rating": 3,
+          "correct": 1, "answer": "7", "seed": None, "params": {}, "duration_ms": 1000}
+crafted = st.fixed_dictionaries({
+    "v": st.just(1), "id": st.just(f"{DEVICE}-1"), "device": st.just(DEVICE), "seq": st.just(1),
+    "time": st.sampled_from([answer["time"], "0001-01-01T00:00:00Z", "soon", "2026-02-30T08:00:00Z"]),
+    "kind": st.sampled_from(journal.KINDS), "card": st.sampled_from(["d/c1", None, "x" * 600, "nodeck"]),
+    "body": st.fixed_dictionaries({}, optional={
+        **{name: st.just(value) for name, value in answer.items()},
+        "rating": st.sampled_from([0, 5, -1, 2**40, 2.5, "x", True, None]),
+        "mode": st.sampled_from(["review", "quiz", "implicit", "drop table"]),
+        "params": st.sampled_from([{}, [], "x", {"level": 9}]),
+        "event": st.text(max_size=20), "suspended": st.sampled_from([0, 1, 2]), "leech": st.just(0),
+        "buried_until": st.sampled_from([None, "x"]), "reset_at": st.just(None),
+        "name": st.sampled_from(["retention", "sync_dir", "d:day_start", "nope"]),
+        "value": st.sampled_from([None, "0.85", "2", "x"]),
+    }),
+})
+
+
+@settings(max_examples=60, deadline=None)
+@given(crafted)
+def test_crafted_lines_with_a_right_checksum_are_merged_or_skipped_never_a_crash(tmp_path_factory, document):
+    tmp = tmp_path_factory.mktemp("crafted")
+    folder = tmp / "Sync"
+    folder.mkdir()
+    journal.path_of(folder, DEVICE).write_bytes(signed(document))
+    with open_store(tmp / "studytool.db", backups=False) as store:
+        report = sync(store, folder, NOW)
+        assert report.read + len(report.problems) == 1
+        for rating, mode in store.con.execute("SELECT rating, mode FROM reviews"):
+            assert rating in (1, 2, 3, 4) and mode in ("review", "quiz", "implicit")
+        assert store.setting("sync_dir", "") == ""

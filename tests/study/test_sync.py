@@ -1,0 +1,338 @@
+"""`studytool sync`: homes that study on different days and merge through one folder end with one progress.
+
+Each home is driven through the CLI as a learner would (reviews with piped answers, `STUDYTOOL_NOW` for the
+day), and synced in different orders; the truth they are held to is the live scheduler of a session (a
+home's schedule before and after its own sync is the same) and each other (every home, once the journals
+are exchanged, shows the same cards and the same answers).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from studytool.cli import app
+from studytool.study import journal
+from study_fakes import drill_deck
+
+START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _utc(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+class Home:
+    """One computer: its own STUDYTOOL_HOME, the shared deck folder and sync folder."""
+
+    def __init__(self, tmp: Path, name: str, folder: Path, decks: Path):
+        self.home, self.folder, self.decks = tmp / name, folder, decks
+
+    def env(self, now: datetime) -> dict[str, str]:
+        return {"STUDYTOOL_HOME": str(self.home), "STUDYTOOL_NOW": now.isoformat(), "STUDYTOOL_LANG": "en",
+                "NO_COLOR": "1", "COLUMNS": "200"}
+
+    def run(self, now: datetime, *args: str, text: str = "") -> str:
+        result = CliRunner().invoke(app, ["--deck-path", str(self.decks), *args], input=text, env=self.env(now))
+        assert result.exit_code == 0, (args, result.stdout, result.stderr)
+        return result.stdout
+
+    def review(self, now: datetime, rng: random.Random, n: int = 12) -> None:
+        self.run(now, "review", "--deck", "drill", "--new", "4", text="".join(rng.choice(["7\n", "7\n", "8\n"])
+                                                                             for _ in range(n)))
+
+    def sync(self, now: datetime, *extra: str) -> dict:
+        return json.loads(self.run(now, "sync", str(self.folder), "--json", *extra))
+
+    def cards(self, now: datetime) -> list[dict]:
+        return json.loads(self.run(now, "cards", "list", "--deck", "drill", "--json"))["cards"]
+
+    def log(self) -> list[tuple]:
+        with sqlite3.connect(self.home / "studytool.db") as con:
+            return con.execute("SELECT card, time, mode, rating, correct, answer, prior FROM reviews"
+                               " ORDER BY card, time, event").fetchall()
+
+    def schedules(self) -> list[tuple]:
+        with sqlite3.connect(self.home / "studytool.db") as con:
+            return con.execute("SELECT * FROM cards ORDER BY key").fetchall()
+
+
+@pytest.fixture
+def homes(tmp_path):
+    folder, decks = tmp_path / "Sync", tmp_path / "decks"
+    folder.mkdir()
+    decks.mkdir()
+    drill_deck(decks, n=8)
+    return [Home(tmp_path, name, folder, decks) for name in ("laptop", "desktop", "tablet")]
+
+
+def same_progress(homes: list[Home], now: datetime) -> None:
+    first = homes[0]
+    for other in homes[1:]:
+        assert other.cards(now) == first.cards(now)
+        assert other.schedules() == first.schedules()
+        assert other.log() == first.log()
+        stats = [json.loads(home.run(now, "stats", "--json")) for home in (first, other)]
+        assert stats[0]["answers"] == stats[1]["answers"] if "answers" in stats[0] else stats[0] == stats[1]
+
+
+def test_a_sync_of_one_home_keeps_the_schedule_its_sessions_gave(homes):
+    laptop, rng = homes[0], random.Random(1)
+    for day in range(6):
+        laptop.review(START + timedelta(days=day), rng)
+    live = laptop.schedules()
+    report = laptop.sync(START + timedelta(days=6))
+    assert report["written"] == len(laptop.log()) > 0
+    assert laptop.schedules() == live   # the replay through the scheduler is the sessions' own schedule
+
+
+def test_two_computers_studying_on_alternate_days_end_with_one_progress(homes):
+    laptop, desktop = homes[:2]
+    rng = random.Random(7)
+    for day in range(8):
+        now = START + timedelta(days=day, hours=rng.randint(0, 10))
+        first, second = (laptop, desktop) if day % 2 else (desktop, laptop)
+        first.review(now, rng)
+        first.sync(now)
+        second.sync(now + timedelta(minutes=5))
+        if day % 3 == 0:   # both answer before either syncs: both answers are kept
+            second.review(now + timedelta(minutes=10), rng)
+            first.review(now + timedelta(minutes=11), rng)
+    end = START + timedelta(days=9)
+    for home in (laptop, desktop, laptop):
+        home.sync(end)
+    same_progress([laptop, desktop], end)
+    assert len(laptop.log()) > 40
+
+
+def test_three_computers_agree_whatever_order_they_sync_in(homes):
+    rng = random.Random(3)
+    for day in range(4):
+        now = START + timedelta(days=day)
+        for home in homes:
+            home.review(now + timedelta(hours=rng.randint(0, 8)), rng, n=6)
+        for home in rng.sample(homes, 3):
+            home.sync(now + timedelta(hours=12))
+    end = START + timedelta(days=5)
+    for home in [*homes, *homes]:
+        home.sync(end)
+    same_progress(homes, end)
+
+
+def test_syncing_twice_changes_nothing(homes):
+    laptop, desktop = homes[:2]
+    laptop.review(START, random.Random(2))
+    laptop.sync(START)
+    first = desktop.sync(START)
+    assert first["read"] == len(laptop.log()) > 0
+    before = desktop.schedules(), desktop.log(), journal_lines(desktop)
+    again = desktop.sync(START + timedelta(minutes=1))
+    assert (again["read"], again["written"]) == (0, 0)
+    assert (desktop.schedules(), desktop.log(), journal_lines(desktop)) == before
+
+
+def journal_lines(home: Home) -> list[dict]:
+    device = device_of(home)
+    path = journal.path_of(home.folder, device)
+    return [json.loads(line) for line in path.read_bytes().splitlines()] if path.exists() else []
+
+
+def device_of(home: Home) -> str:
+    with sqlite3.connect(home.home / "studytool.db") as con:
+        return con.execute("SELECT value FROM settings WHERE name = 'sync_device'").fetchone()[0]
+
+
+def test_a_torn_line_is_skipped_with_one_line_and_read_once_whole(homes):
+    laptop, desktop = homes[:2]
+    laptop.review(START, random.Random(4))
+    laptop.sync(START)
+    path = journal.path_of(laptop.folder, device_of(laptop))
+    whole = path.read_bytes()
+    lines = whole.splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-1]) + lines[-1][:25])   # the sync program has sent part of the last line
+    result = CliRunner().invoke(app, ["--deck-path", str(desktop.decks), "sync", str(desktop.folder)],
+                                env=desktop.env(START))
+    assert result.exit_code == 0
+    assert f"{path}:{len(lines)}: skipped (torn or too long); it is read again next time" in result.stderr
+    assert len(desktop.log()) == len(lines) - 1
+    path.write_bytes(whole)   # the rest arrives
+    assert desktop.sync(START)["read"] == 1
+    assert desktop.log() == laptop.log()
+
+
+def test_a_damaged_line_in_the_middle_is_skipped_and_the_rest_is_read(homes):
+    laptop, desktop = homes[:2]
+    laptop.review(START, random.Random(5))
+    laptop.sync(START)
+    path = journal.path_of(laptop.folder, device_of(laptop))
+    whole = path.read_bytes()
+    lines = whole.splitlines(keepends=True)
+    lines[1] = lines[1].replace(b'"rating":', b'"rating":4,"x":')
+    path.write_bytes(b"".join(lines))
+    report = desktop.sync(START)
+    assert report["problems"] == [f"{path}:2: skipped (checksum does not match); it is read again next time"]
+    assert report["read"] == len(lines) - 1
+    path.write_bytes(whole)
+    assert desktop.sync(START)["read"] == 1
+    same_progress([laptop, desktop], START)
+
+
+def test_a_journal_from_a_newer_studytool_is_refused_in_one_line(homes):
+    laptop, desktop = homes[:2]
+    path = journal.path_of(laptop.folder, "0123456789abcdef")
+    path.write_text(json.dumps({"v": 2, "id": "0123456789abcdef-1"}) + "\n")
+    report = desktop.sync(START)
+    assert report["problems"] == [f"{path}: written by a newer studytool (journal schema 2); upgrade studytool to read it"]
+    assert report["read"] == 0
+
+
+def test_a_deleted_journal_is_written_again_by_its_home(homes):
+    laptop, desktop = homes[:2]
+    laptop.review(START, random.Random(6))
+    laptop.sync(START)
+    kept = journal_lines(laptop)
+    journal.path_of(laptop.folder, device_of(laptop)).unlink()
+    assert laptop.sync(START)["journal_rebuilt"] is True
+    assert journal_lines(laptop) == kept
+    desktop.sync(START)
+    same_progress([laptop, desktop], START)
+
+
+def test_an_undo_after_a_sync_is_carried_as_a_retraction(homes):
+    from studytool.study.store import open_store
+
+    laptop, desktop = homes[:2]
+    laptop.review(START, random.Random(8))
+    laptop.sync(START)
+    desktop.sync(START)
+    os.environ["STUDYTOOL_NOW"] = START.isoformat()
+    try:
+        with open_store(laptop.home / "studytool.db") as store:
+            last = store.con.execute("SELECT max(id) FROM reviews").fetchone()[0]
+            store.undo(last)
+    finally:
+        del os.environ["STUDYTOOL_NOW"]
+    assert laptop.sync(START + timedelta(minutes=1))["written"] == 1
+    desktop.sync(START + timedelta(minutes=2))
+    same_progress([laptop, desktop], START + timedelta(minutes=2))
+
+
+def test_suspensions_and_settings_follow_the_learner_but_the_sync_folder_stays(homes):
+    laptop, desktop = homes[:2]
+    laptop.review(START, random.Random(9))
+    laptop.run(START, "cards", "suspend", "drill/c1")
+    laptop.run(START, "config", "retention", "0.85")
+    laptop.sync(START)
+    desktop.sync(START + timedelta(minutes=1))
+    assert [card["suspended"] for card in desktop.cards(START) if card["card"] == "drill/c1"] == [True]
+    assert json.loads(desktop.run(START, "config", "retention", "--json"))["value"] == 0.85
+    desktop.run(START, "cards", "unsuspend", "drill/c1")
+    desktop.sync(START + timedelta(minutes=2))
+    laptop.sync(START + timedelta(minutes=3))
+    assert [card["suspended"] for card in laptop.cards(START) if card["card"] == "drill/c1"] == [False]
+    assert all(line["kind"] != "setting" or not line["body"]["name"].endswith("sync_dir")
+               for home in (laptop, desktop) for line in journal_lines(home))
+
+
+def test_clocks_hours_apart_give_one_order_on_every_computer(homes):
+    laptop, desktop = homes[:2]
+    rng = random.Random(10)
+    for day in range(3):
+        now = START + timedelta(days=day)
+        laptop.review(now, rng)
+        desktop.review(now + timedelta(hours=-7), rng)   # the desktop's clock runs seven hours behind
+        desktop.sync(now - timedelta(hours=6))
+        laptop.sync(now + timedelta(hours=1))
+    end = START + timedelta(days=4)
+    for home in (desktop, laptop, desktop):
+        home.sync(end)
+    same_progress([laptop, desktop], end)
+
+
+def _sync_process(home: Home, now: datetime) -> subprocess.Popen:
+    env = {**os.environ, **home.env(now), "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "studytool", "--deck-path", str(home.decks), "sync",
+                             str(home.folder)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_a_sync_killed_at_any_moment_loses_nothing_and_the_next_one_completes(homes):
+    laptop, desktop = homes[:2]
+    rng = random.Random(11)
+    for day in range(3):
+        laptop.review(START + timedelta(days=day), rng, n=16)
+        desktop.review(START + timedelta(days=day, hours=2), rng, n=16)
+    laptop.sync(START + timedelta(days=3))
+    now = START + timedelta(days=3, hours=1)
+    for delay in [0.05 * i for i in range(1, 16)]:
+        process = _sync_process(desktop, now)
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.communicate()
+    desktop.sync(now)
+    laptop.sync(now)
+    same_progress([laptop, desktop], now)
+    seqs = [line["seq"] for line in journal_lines(desktop)]
+    assert seqs == list(range(1, len(seqs) + 1))   # no line twice, none missing
+
+
+def test_two_syncs_at_once_on_one_home_are_safe(homes):
+    laptop, desktop = homes[:2]
+    rng = random.Random(12)
+    laptop.review(START, rng, n=16)
+    desktop.review(START, rng, n=16)
+    laptop.sync(START)
+    processes = [_sync_process(desktop, START + timedelta(hours=1)) for _ in range(2)]
+    results = [process.communicate() + (process.returncode,) for process in processes]
+    assert [code for _out, _err, code in results] == [0, 0], results
+    laptop.sync(START + timedelta(hours=2))
+    same_progress([laptop, desktop], START + timedelta(hours=2))
+    seqs = [line["seq"] for line in journal_lines(desktop)]
+    assert seqs == list(range(1, len(seqs) + 1))
+
+
+def test_status_names_the_folder_the_devices_and_what_waits(homes):
+    laptop, desktop = homes[:2]
+    laptop.review(START, random.Random(13))
+    laptop.sync(START)
+    desktop.review(START, random.Random(14))
+    desktop.sync(START)
+    laptop.review(START + timedelta(hours=1), random.Random(15))
+    status = json.loads(laptop.run(START + timedelta(hours=1), "sync", "--status", "--json"))
+    assert status["folder"] == str(laptop.folder.resolve())
+    assert status["to_write"] > 0 and status["to_read"] == len(journal_lines(desktop))
+    assert {d["device"] for d in status["devices"]} == {device_of(laptop), device_of(desktop)}
+
+
+def test_review_and_stats_remind_when_the_last_sync_is_over_a_day_old(homes):
+    laptop = homes[0]
+    laptop.sync(START)
+    later = START + timedelta(days=2)
+    result = CliRunner().invoke(app, ["--deck-path", str(laptop.decks), "stats"], env=laptop.env(later))
+    assert "run `studytool sync`" in result.stderr
+    fresh = CliRunner().invoke(app, ["--deck-path", str(laptop.decks), "stats"], env=laptop.env(START))
+    assert "studytool sync" not in fresh.stderr
+
+
+def test_sync_without_a_folder_or_with_a_missing_one_is_one_line(homes, tmp_path):
+    laptop = homes[0]
+    result = CliRunner().invoke(app, ["sync"], env=laptop.env(START))
+    assert result.exit_code == 1 and "no sync folder yet" in result.stderr
+    result = CliRunner().invoke(app, ["sync", str(tmp_path / "nowhere")], env=laptop.env(START))
+    assert result.exit_code == 1 and "does not exist or is not a folder" in result.stderr
