@@ -29,3 +29,11 @@ def test_engine_benchmark_runs(tmp_path):
                             cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "EncoderLayer" in result.stdout
+
+
+def test_big_inputs_benchmark_runs(tmp_path):
+    result = subprocess.run([sys.executable, str(BENCHMARKS / "big_inputs.py"), "--topics-mb", "0.01", "--cards", "5"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert [line.split(":")[0] for line in result.stdout.splitlines()[1:]] == [
+        "decks check topics.yaml (0.0 MB)", "decks audit, 5 copies of one card", "decks audit, 5 cards of every kind"]

@@ -6,9 +6,10 @@ from typing import Annotated, Optional
 
 import typer
 
+
 def ids_within_bound(value: str | list[str] | None) -> str | list[str] | None:
-    """The check of a deck, card (DECK/ID) or topic named on the command line, as its `callback`: each id within
-    `MAX_ID` characters, so that a 100,000-digit one is refused in a line rather than quoted back whole."""
+    """The check of a deck, card (DECK/ID), topic, tag or setting named on the command line, as its `callback`:
+    each id within `MAX_ID` characters, so that a 100,000-digit one is refused in a line, not quoted back whole."""
     from studytool.decks import MAX_ID
     from studytool.i18n import _
 
@@ -22,7 +23,8 @@ def ids_within_bound(value: str | list[str] | None) -> str | list[str] | None:
 
 Decks = Annotated[list[str], typer.Option("--deck", metavar="DECK", callback=ids_within_bound,
                                           help="Only this deck (repeatable).")]
-Tags = Annotated[list[str], typer.Option("--tag", metavar="TAG", help="Only cards with this tag (repeatable).")]
+Tags = Annotated[list[str], typer.Option("--tag", metavar="TAG", callback=ids_within_bound,
+                                         help="Only cards with this tag (repeatable).")]
 Topic = Annotated[Optional[str], typer.Option("--topic", metavar="TOPIC", callback=ids_within_bound,
                                                help="Only cards on this topic (id or alias).")]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]

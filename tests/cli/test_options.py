@@ -16,6 +16,7 @@ HUGE_CARD = "a" * 1_000_000
     ["quiz", "--topic", HUGE_DECK], ["explain", HUGE_DECK], ["decks", "show", HUGE_DECK], ["decks", "audit", HUGE_DECK],
     ["config", "--deck", HUGE_DECK], ["cards", "show", f"p47-encoder/{HUGE_CARD}"], ["cards", "show", HUGE_CARD],
     ["cards", "suspend", f"{HUGE_DECK}/x"], ["cards", "forget", "p47-encoder/ln-direction", HUGE_CARD],
+    ["quiz", "--tag", HUGE_DECK], ["worksheet", "--tag", HUGE_DECK], ["config", HUGE_CARD],
 ], ids=lambda args: " ".join(arg[:12] for arg in args))
 def test_an_id_of_unbounded_length_is_refused_without_quoting_it(tmp_path, args):
     result = CliRunner().invoke(app, args, env={**ENV, "STUDYTOOL_HOME": str(tmp_path)}, input="")

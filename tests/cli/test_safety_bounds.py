@@ -119,7 +119,7 @@ def test_a_line_at_the_bound_is_an_answer(home):
 
 
 def test_endless_lines_of_format_errors_end_the_session_in_one_line(home):
-    result = studytool(home, *QUIZ, input=b"2\n" + b"?\n" * 25_000, timeout=120)
+    result = studytool(home, *QUIZ, input=b"2\n" + b"?\n" * 25_000, timeout=600)   # 20,000 prompts: 20 s at load 5
     assert result.returncode == 1
     assert no_traceback(result.stderr) == ("studytool: the input has more than 20,000 lines: input refused; the "
                                            "answers given so far are saved\n")

@@ -9,7 +9,8 @@ from studytool.cli.options import Json, ids_within_bound
 
 def config_command(
     ctx: typer.Context,
-    key: Optional[str] = typer.Argument(None, metavar="[KEY]", help="A setting (none: show them all)."),
+    key: Optional[str] = typer.Argument(None, metavar="[KEY]", callback=ids_within_bound,
+                                        help="A setting (none: show them all)."),
     value: Optional[str] = typer.Argument(None, metavar="[VALUE]", help="Remember this value for KEY."),
     deck: Optional[str] = typer.Option(None, "--deck", metavar="DECK", callback=ids_within_bound,
                                        help="This deck's own value (as an Anki preset), over the global one."),
