@@ -17,6 +17,7 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
@@ -55,11 +56,13 @@ class Term:
         """What the text must not write: the form not used (outside its gloss) and every forbidden variant."""
         return (self.en if self.use == "zh" else self.zh, *self.forbidden)
 
+    @cached_property
     def glosses(self) -> re.Pattern[str]:
         """The two forms side by side, one glossing the other: 填充掩码（padding mask）, padding mask（填充掩码）."""
         zh, en = re.escape(self.zh), re.escape(self.en)
         return re.compile(f"{zh}（{en}）|{en}（{zh}）", re.IGNORECASE)
 
+    @cached_property
     def variants(self) -> re.Pattern[str]:
         """The avoided words; a Latin one as a whole word (`stack` is not in `stacks`, `nn.TransformerStack`)."""
         def one(word: str) -> str:
@@ -147,9 +150,9 @@ def drift(text: _Text, terms: Sequence[Term], lines: Sequence[str], name: str) -
     found: list[str] = []
     masked = text.text
     for term in terms:   # a gloss is the one place the other form may stand: hide it, keeping positions
-        masked = term.glosses().sub(lambda m: "\0" * len(m.group()), masked)
+        masked = term.glosses.sub(lambda m: "\0" * len(m.group()), masked)
     for term in terms:
-        for match in term.variants().finditer(masked):
+        for match in term.variants.finditer(masked):
             found.append(f"{_where(text, match.start(), match.group(), lines, name)}: " + _(
                 "{variant!r} drifts from the glossary: write {word!r} ({term}, glossary.yaml)").format(
                 variant=match.group(), word=term.word, term=term.term))

@@ -110,7 +110,7 @@ def transformer_params(rng: np.random.Generator, *, vocab, d_model, n_heads, num
     which = "源嵌入、目标嵌入和输出投影共享一个矩阵" if share else "源嵌入、目标嵌入和输出投影各用自己的矩阵"
     prompt = (f"encoder-decoder Transformer：V = {v}（源、目标共用词表），d_model = {d}，h = {h}，"
               f"encoder 和 decoder 各 N = {n} 层，d_ff = 4·d_model，{which}。按 PyTorch nn.Transformer 的结构"
-              "（含所有偏置和 LayerNorm；nn.Transformer 不论 norm_first 都在两个 stack 末尾各放一个 LayerNorm，"
+              "（含所有偏置和 LayerNorm；nn.Transformer 不论 norm_first 都在两个堆叠末尾各放一个 LayerNorm，"
               "2017 年原论文的 Post-LN 没有）加上嵌入和输出层（输出层是带偏置的线性层 d_model → V），"
               "一共约多少百万（M）个参数？保留一位小数。")
     return Variant(prompt, "scalar", model / 1e6, MILLIONS, steps, hints, params=params)

@@ -187,7 +187,7 @@ def _stack(s: _Layer, rng: np.random.Generator) -> Variant:
         hints += (Hint(layers * b.enc, "别忘了栈末的最后一个 LayerNorm（2d 个参数）。"),)
     else:
         hints += (Hint(s.count("encoder", num_layers=layers, bias=True, norm=True), "按题目的约定：这次只算权重矩阵。"),)
-    stack_rule = (_FULL + "，含栈末的最后一个 LayerNorm：nn.Transformer 的 encoder 不论 norm_first 都有它，"
+    stack_rule = (_FULL + "，含堆叠末尾的最后一个 LayerNorm：nn.Transformer 的 encoder 不论 norm_first 都有它，"
                   "2017 年原论文的 Post-LN 没有") if b.full else _NOTES
     return Variant(f"{layers} 层 encoder 堆叠，{s.sizes}（{stack_rule}）。总参数量是多少？", "scalar", total, None,
                    steps, hints, params={**b.params, "num_layers": layers})
