@@ -323,7 +323,7 @@ def _sampling(rng, probs, logits, temperature, p, k, word, from_logits, ask) -> 
     answer = float(dist.probs[asked])
     names = NAMES[:n]
     if use_logits:
-        head = (f"下一个词的 logits：" + "，".join(f"{w} {num(x)}" for w, x in zip(names, z)) +
+        head = (f"下一个词的 logits：" + "，".join(f"{w} {x:g}" for w, x in zip(names, z)) +
                 f"。先按温度 T = {t:g} 做 softmax(z / T)。")
         steps = [f"softmax(z / T) = " + "，".join(f"{w} {num(x)}" for w, x in zip(names, given))]
     else:
