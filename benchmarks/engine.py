@@ -121,6 +121,48 @@ def kv_cache_case(repeats: int) -> tuple[str, float, float, float]:
     return f"decode {steps} tokens, {layers} layers B={batch} d={d_model}: KV cache vs recompute", t_cached, t_recomputed, diff
 
 
+def gqa_decoder_layer_case(repeats: int) -> tuple[str, float, float, float]:
+    """One Llama-style decoder layer (RMSNorm, RoPE, grouped-query attention, SwiGLU) of the LLM family, against
+    the same maths in torch: F.rms_norm, rotate-half RoPE, scaled_dot_product_attention(enable_gqa=True)."""
+    import torch.nn.functional as F
+
+    from studytool.engine import DecoderLM, LLMConfig
+    from studytool.engine.llm import attention_mask
+
+    batch, length, d_model, n_heads, n_kv_heads, d_ff = 32, 128, 512, 8, 2, 1408
+    head_dim, eps = d_model // n_heads, 1e-5
+    config = LLMConfig("llama", vocab_size=8, d_model=d_model, n_layers=1, n_heads=n_heads, n_kv_heads=n_kv_heads,
+                       head_dim=head_dim, d_ff=d_ff, norm_eps=eps)
+    ours = DecoderLM(config, dtype=np.float32).model.layers[0]
+    w = {k: torch.from_numpy(v) for k, v in ours.state_dict().items()}
+    x = np.random.default_rng(3).standard_normal((batch, length, d_model), dtype=np.float32)
+    x_t, mask = torch.from_numpy(x), attention_mask(length)
+    angles = torch.outer(torch.arange(length, dtype=torch.float64),
+                         10000.0 ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim))
+    cos, sin = (f(torch.cat((angles, angles), dim=-1)).float() for f in (torch.cos, torch.sin))  # (L, d_h)
+
+    def rope(t: torch.Tensor) -> torch.Tensor:
+        first, second = t[..., : head_dim // 2], t[..., head_dim // 2 :]
+        return t * cos + torch.cat((-second, first), dim=-1) * sin
+
+    def theirs(x: torch.Tensor) -> torch.Tensor:
+        h = F.rms_norm(x, (d_model,), w["input_layernorm.weight"], eps)
+        q = F.linear(h, w["self_attn.q_proj.weight"]).view(batch, length, n_heads, head_dim).transpose(1, 2)
+        k = F.linear(h, w["self_attn.k_proj.weight"]).view(batch, length, n_kv_heads, head_dim).transpose(1, 2)
+        v = F.linear(h, w["self_attn.v_proj.weight"]).view(batch, length, n_kv_heads, head_dim).transpose(1, 2)
+        a = F.scaled_dot_product_attention(rope(q), rope(k), v, is_causal=True, enable_gqa=True)
+        x = x + F.linear(a.transpose(1, 2).reshape(batch, length, d_model), w["self_attn.o_proj.weight"])
+        h = F.rms_norm(x, (d_model,), w["post_attention_layernorm.weight"], eps)
+        up = F.silu(F.linear(h, w["mlp.gate_proj.weight"])) * F.linear(h, w["mlp.up_proj.weight"])
+        return x + F.linear(up, w["mlp.down_proj.weight"])
+
+    with torch.inference_mode():
+        diff = float(np.abs(ours(x, mask) - theirs(x_t).numpy()).max())
+        t_ours, t_theirs = alternate(lambda: ours(x, mask), lambda: theirs(x_t), repeats)
+    name = f"GQA decoder layer f32 B={batch} L={length} d={d_model} h={n_heads} h_kv={n_kv_heads} d_ff={d_ff}"
+    return name, t_ours, t_theirs, diff
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=11)
@@ -133,7 +175,7 @@ def main() -> None:
     coretype = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ}
     print(f"OpenBLAS env: {coretype or 'unset'}; repeats={args.repeats}, medians, alternating\n")
     print(f"{'case':<78} {'engine ms':>10} {'torch ms':>10} {'ratio':>7} {'max|diff|':>10}")
-    for case in (encoder_layer_case, transformer_case):
+    for case in (encoder_layer_case, transformer_case, gqa_decoder_layer_case):
         name, t_ours, t_theirs, diff = case(args.repeats)
         print(f"{name:<78} {t_ours * 1e3:10.1f} {t_theirs * 1e3:10.1f} {t_ours / t_theirs:6.2f}x {diff:10.1e}")
     name, t_cached, t_recomputed, diff = kv_cache_case(args.repeats)

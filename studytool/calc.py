@@ -394,8 +394,29 @@ LLM_CONFIG_MAX_BYTES = 1 << 20   # a Hub config.json is a few kB; more is not on
 LLM_DEFAULT_SEQ = 2048
 
 
+class _Shown:
+    """A value from the user's file as a one-line error shows it: at most 60 characters, controls escaped."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @staticmethod
+    def _cut(text: str) -> str:
+        from studytool.files import printable
+
+        text = printable(text, name=True)
+        return text if len(text) <= 60 else text[:59] + "…"
+
+    def __repr__(self) -> str:
+        return self._cut(repr(self.value))
+
+    def __format__(self, spec: str) -> str:
+        return self._cut(str(self.value))
+
+
 def _config_error(error: Any) -> str:
     """An engine ConfigError in the interface language."""
+    fields = {key: _Shown(value) for key, value in error.fields.items()}
     return {
         "not_object": _("config.json must hold a JSON object"),
         "missing": _("config.json has no {field!r} (needed for model_type {model_type!r})"),
@@ -410,7 +431,7 @@ def _config_error(error: Any) -> str:
         "top_k": _("num_experts_per_tok must be from 1 to num_local_experts={n_experts}, got {top_k}"),
         "rope_type": _("rope_type {rope_type!r} is not supported (only the default RoPE)"),
         "unknown_preset": _("unknown preset {name!r}: use one of {known}"),
-    }[error.kind].format(**error.fields)
+    }[error.kind].format(**fields)
 
 
 def read_model_config(path: str) -> dict[str, Any]:
@@ -452,6 +473,7 @@ def llm(config_path: str | None = None, preset: str | None = None, seq: int | No
     from studytool.engine import ConfigError, forward_flops, from_hf, kv_cache, parameter_counts, training_memory
     from studytool.engine.accounting import inference_memory
     from studytool.engine.llm import preset as bundled
+    from studytool.files import printable
 
     if (config_path is None) == (preset is None):
         raise StudytoolError(_("give one of --config PATH or --preset NAME"))
@@ -459,13 +481,16 @@ def llm(config_path: str | None = None, preset: str | None = None, seq: int | No
         raise StudytoolError(_("unknown dtype {dtype!r}: use one of {known}").format(dtype=dtype,
                                                                                   known=", ".join(LLM_DTYPES)))
     _check_sizes(seq=seq, batch=batch)
+    where = _Shown(preset) if preset is not None else printable(str(config_path), name=True)
     try:
         config = from_hf(bundled(preset) if preset is not None else read_model_config(config_path))
+    except ConfigError as error:
+        raise StudytoolError(f"{where}: {_config_error(error)}") from None
+    try:
         _check_sizes(**{name: value for name, value in asdict(config).items()   # the engine checked the rest
                         if isinstance(value, int) and not isinstance(value, bool) and value})
-    except ConfigError as error:
-        where = preset if preset is not None else config_path
-        raise StudytoolError(f"{where}: {_config_error(error)}") from None
+    except StudytoolError as error:
+        raise StudytoolError(f"{where}: {error}") from None
     if seq is None:
         seq = min(LLM_DEFAULT_SEQ, config.max_positions) if config.positions == "learned" else LLM_DEFAULT_SEQ
     if config.positions == "learned" and seq > config.max_positions:
@@ -474,7 +499,7 @@ def llm(config_path: str | None = None, preset: str | None = None, seq: int | No
     training = training_memory(config, batch, seq)
     return {
         "model": preset if preset is not None else str(config_path),
-        "config": asdict(config),
+        "config": {**asdict(config), "norm": config.norm, "mlp": config.mlp, "positions": config.positions},
         "batch": batch, "seq": seq, "dtype": dtype,
         "parameters": parameter_counts(config),
         "kv_cache": kv_cache(config, batch, seq, dtype),

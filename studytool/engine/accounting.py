@@ -75,12 +75,15 @@ def parameter_counts(cfg: LLMConfig) -> dict[str, Any]:
 def kv_cache(cfg: LLMConfig, batch: int = 1, seq: int = 1, dtype: str = "bf16") -> dict[str, Any]:
     """Bytes of the keys and values a decoder keeps: 2 (K, V) * layers * H_kv * d_h per token.
 
-    Grouped-query attention shrinks it by H / H_kv against multi-head attention of the same width.
+    Grouped-query attention shrinks it by H / H_kv against multi-head attention of the same width. With a
+    sliding window W (Mistral) the cache is a rolling buffer of min(L, W) tokens, as the Mistral 7B paper
+    (Jiang et al. 2023, §2) sizes it; transformers keeps W - 1 between steps, the new token bringing its own.
     """
     width = DTYPE_BYTES[dtype]
     per_token = 2 * cfg.n_layers * cfg.n_kv_heads * cfg.head_dim * width
-    return {"dtype": dtype, "bytes_per_value": width, "bytes_per_token": per_token, "bytes": per_token * batch * seq,
-            "batch": batch, "seq": seq,
+    kept = seq if cfg.sliding_window is None else min(seq, cfg.sliding_window)
+    return {"dtype": dtype, "bytes_per_value": width, "bytes_per_token": per_token, "bytes": per_token * batch * kept,
+            "batch": batch, "seq": seq, "tokens_kept": kept,
             "multi_head_bytes_per_token": 2 * cfg.n_layers * cfg.n_heads * cfg.head_dim * width}
 
 
@@ -88,6 +91,7 @@ def forward_flops(cfg: LLMConfig, batch: int = 1, seq: int = 1) -> dict[str, Any
     """Multiply-add FLOPs (2 per multiply-add) of one forward pass over B sequences of L tokens, by part.
 
     A mixture counts its router and each token's top_k experts (what a sparse implementation runs).
+    `per_token` is forward / (B L), rounded down (RoPE's table is shared by the whole batch).
     """
     tokens = batch * seq
     d, f, q_width = cfg.d_model, cfg.d_ff, cfg.n_heads * cfg.head_dim
@@ -106,12 +110,15 @@ def forward_flops(cfg: LLMConfig, batch: int = 1, seq: int = 1) -> dict[str, Any
         "mlp": mlp,
     }
     head = 2 * tokens * d * cfg.vocab_size
-    forward = cfg.n_layers * sum(layer.values()) + head
+    # RoPE's angle table: positions (L, 1) times inverse frequencies (1, d_h / 2), once per forward for all
+    # layers and sequences, as transformers computes it (a matmul the counter sees; tiny beside the rest)
+    rope = 2 * seq * (cfg.head_dim // 2) if cfg.positions == "rope" else 0
+    forward = cfg.n_layers * sum(layer.values()) + head + rope
     active = parameter_counts(cfg)["active"]
     return {
-        "forward": forward, "per_token": forward // tokens, "per_layer": layer, "head": head,
+        "forward": forward, "per_token": forward // tokens, "per_layer": layer, "head": head, "rope_angles": rope,
         "approx_2n_per_token": 2 * active,
-        "training_step": 3 * forward,  # the backward pass is two matmuls of each forward one's size
+        "training_step": 3 * (forward - rope) + rope,  # backward: two matmuls of each forward one's size (RoPE's table needs no gradient)
         "approx_6nd": 6 * active * tokens,
         "tokens": tokens,
     }

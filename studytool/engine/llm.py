@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .config import ModuleConfig, configure, constant, uniform
-from .functional import Array, causal_mask, gelu, gelu_tanh, layer_norm, linear, rms_norm, rotary_embedding, \
+from .functional import Array, causal_mask, gelu, gelu_tanh, linear, rms_norm, rotary_embedding, \
     scaled_dot_product_attention, silu, softmax
 from .modules import Embedding, LayerNorm, Linear, Module
 from .modern import RMSNorm
@@ -60,6 +60,12 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class LLMConfig:
+    """What a config.json fixes; the style (norm, MLP, positions, which biases) follows from model_type.
+
+    Defaults are the Llama family's; a GPT-2 needs model_type="gpt2", max_positions, activation="gelu_new"
+    and usually tied_head=True (from_hf sets them from the file).
+    """
+
     model_type: str  # one of MODEL_TYPES
     vocab_size: int
     d_model: int
@@ -68,14 +74,9 @@ class LLMConfig:
     n_kv_heads: int  # = n_heads: multi-head; 1: multi-query; in between: grouped-query (GQA)
     head_dim: int  # d_model // n_heads unless the config says otherwise (Gemma: 256 with d_model 2048 / 8 heads)
     d_ff: int  # the MLP's hidden width (of each expert in a mixture)
-    norm: str = "rmsnorm"  # or "layernorm" (GPT-2, with a bias)
-    mlp: str = "gated"  # act(x W_gate) * (x W_up), then W_down (SwiGLU with silu); or "plain": act(x W1) W2 (GPT-2)
     activation: str = "silu"  # a key of ACTIVATIONS
-    positions: str = "rope"  # or "learned" (GPT-2: a (max_positions, d) table added to the embedding)
-    max_positions: int = 0  # rows of the learned position table; 0 with RoPE
-    bias: bool = False  # biases in every linear and LayerNorm (GPT-2)
+    max_positions: int = 0  # GPT-2: rows of the learned position table; 0 with RoPE
     attention_bias: bool = False  # biases on q, k, v, o (Llama's attention_bias)
-    qkv_bias: bool = False  # biases on q, k, v only (Qwen2)
     mlp_bias: bool = False  # biases in the gated MLP (Llama's mlp_bias)
     tied_head: bool = False  # the output head is the token embedding (GPT-2, Gemma, Qwen2-0.5B)
     n_experts: int = 0  # 0: a dense MLP; E > 0: E experts of width d_ff, the top `top_k` per token (Mixtral)
@@ -83,8 +84,6 @@ class LLMConfig:
     norm_eps: float = 1e-6
     rope_theta: float = 10000.0
     sliding_window: int | None = None  # a query sees at most this many keys, itself included (Mistral)
-    norm_offset: bool = False  # RMSNorm scales by (1 + w), w = 0 at start (Gemma)
-    embed_scale: bool = False  # the token embedding is multiplied by √d_model (Gemma)
 
     def __post_init__(self) -> None:
         if self.model_type not in MODEL_TYPES:
@@ -104,27 +103,58 @@ class LLMConfig:
             raise ConfigError("kv_heads", n_heads=self.n_heads, n_kv_heads=self.n_kv_heads)
         if not isinstance(self.activation, str) or self.activation not in ACTIVATIONS:
             raise ConfigError("activation", activation=self.activation, known=", ".join(ACTIVATIONS))
-        if self.positions == "learned":
+        if self.gpt2_style:
             _check_positive("max_positions", self.max_positions)
         elif self.head_dim % 2:
             raise ConfigError("odd_head_dim", head_dim=self.head_dim)
         if self.n_experts:
             _check_positive("n_experts", self.n_experts)
-            if not 1 <= self.top_k <= self.n_experts:
+            _check_positive("top_k", self.top_k)
+            if self.top_k > self.n_experts:
                 raise ConfigError("top_k", n_experts=self.n_experts, top_k=self.top_k)
 
+    # The style follows from the model type: GPT-2, or Llama and its descendants.
     @property
     def gpt2_style(self) -> bool:
         return self.model_type == "gpt2"
 
     @property
+    def norm(self) -> str:
+        return "layernorm" if self.gpt2_style else "rmsnorm"  # GPT-2's LayerNorm has a bias
+
+    @property
+    def mlp(self) -> str:
+        """"plain": act(x W1) W2 (GPT-2); "gated": W_down (act(x W_gate) * x W_up) (SwiGLU with silu)."""
+        return "plain" if self.gpt2_style else "gated"
+
+    @property
+    def positions(self) -> str:
+        return "learned" if self.gpt2_style else "rope"  # learned: a (max_positions, d) table added to the embedding
+
+    @property
+    def bias(self) -> bool:
+        """Biases in every linear and norm (GPT-2); the Llama family has only the optional ones below."""
+        return self.gpt2_style
+
+    @property
+    def qkv_bias(self) -> bool:
+        """Biases on q, k and v only (Qwen2)."""
+        return self.model_type == "qwen2"
+
+    @property
+    def norm_offset(self) -> bool:
+        """RMSNorm scales by (1 + w), w = 0 at start (Gemma)."""
+        return self.model_type == "gemma"
+
+    @property
+    def embed_scale(self) -> bool:
+        """The token embedding is multiplied by √d_model (Gemma)."""
+        return self.model_type == "gemma"
+
+    @property
     def groups(self) -> int:
         """Query heads per key/value head."""
         return self.n_heads // self.n_kv_heads
-
-    @classmethod
-    def from_hf(cls, config: Mapping[str, Any]) -> LLMConfig:
-        return from_hf(config)
 
 
 def _check_positive(name: str, value: Any) -> None:
@@ -144,12 +174,34 @@ def _field(config: Mapping[str, Any], name: str, default: Any = ...) -> Any:
     return value
 
 
+# LLMConfig's names -> config.json's, so that an error names the field the reader wrote
+_GPT2_NAMES = {"d_model": "n_embd", "n_layers": "n_layer", "n_heads": "n_head", "n_kv_heads": "n_head",
+               "d_ff": "n_inner", "max_positions": "n_positions", "norm_eps": "layer_norm_epsilon",
+               "tied_head": "tie_word_embeddings", "activation": "activation_function"}
+_LLAMA_NAMES = {"d_model": "hidden_size", "n_layers": "num_hidden_layers", "n_heads": "num_attention_heads",
+                "n_kv_heads": "num_key_value_heads", "d_ff": "intermediate_size", "norm_eps": "rms_norm_eps",
+                "tied_head": "tie_word_embeddings", "activation": "hidden_act", "n_experts": "num_local_experts",
+                "top_k": "num_experts_per_tok"}
+
+
 def from_hf(config: Mapping[str, Any]) -> LLMConfig:
     """An LLMConfig from a Hugging Face config.json's dict, as the Hub ships it.
 
     The sizes must be there; fields a config may omit take transformers' defaults, except the ones
     whose default would be a surprise (num_key_value_heads outside Llama, Gemma's head_dim, the experts).
+    A ConfigError names the field as config.json spells it.
     """
+    try:
+        return _from_hf(config)
+    except ConfigError as error:
+        if "field" not in error.fields:
+            raise
+        names = _GPT2_NAMES if config.get("model_type") == "gpt2" else _LLAMA_NAMES
+        field = names.get(error.fields["field"], error.fields["field"])
+        raise ConfigError(error.kind, **{**error.fields, "field": field}) from None
+
+
+def _from_hf(config: Mapping[str, Any]) -> LLMConfig:
     if not isinstance(config, Mapping):
         raise ConfigError("not_object")
     if not isinstance(config.get("model_type", ""), str):
@@ -163,17 +215,18 @@ def from_hf(config: Mapping[str, Any]) -> LLMConfig:
         _check_positive("n_head", n_heads)
         return LLMConfig(
             model_type="gpt2", vocab_size=_field(config, "vocab_size"), d_model=d_model,
-            n_layers=_field(config, "n_layer"), n_heads=n_heads, n_kv_heads=n_heads, head_dim=_head_dim(d_model, n_heads),
-            d_ff=config.get("n_inner") or 4 * d_model, norm="layernorm", mlp="plain",
-            activation=config.get("activation_function", "gelu_new"), positions="learned",
-            max_positions=_field(config, "n_positions"), bias=True,
+            n_layers=_field(config, "n_layer"), n_heads=n_heads, n_kv_heads=n_heads,
+            head_dim=_head_dim(d_model, n_heads), d_ff=config.get("n_inner") or 4 * d_model,
+            activation=config.get("activation_function", "gelu_new"), max_positions=_field(config, "n_positions"),
             tied_head=config.get("tie_word_embeddings", True), norm_eps=config.get("layer_norm_epsilon", 1e-5),
         )
     d_model, n_heads = _field(config, "hidden_size"), _field(config, "num_attention_heads")
     _check_positive("hidden_size", d_model)
     _check_positive("num_attention_heads", n_heads)
-    kv_default = n_heads if model_type == "llama" else ...
-    n_kv_heads = config.get("num_key_value_heads") or _field(config, "num_key_value_heads", kv_default)
+    n_kv_heads = config.get("num_key_value_heads")
+    if n_kv_heads is None and model_type != "llama":  # Llama's default (null too) is MHA; the others' is a number
+        raise ConfigError("missing", field="num_key_value_heads", model_type=model_type)
+    n_kv_heads = n_heads if n_kv_heads is None else n_kv_heads
     head_dim = config.get("head_dim") or (_field(config, "head_dim") if model_type == "gemma"
                                           else _head_dim(d_model, n_heads))
     rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
@@ -187,16 +240,15 @@ def from_hf(config: Mapping[str, Any]) -> LLMConfig:
         n_layers=_field(config, "num_hidden_layers"), n_heads=n_heads, n_kv_heads=n_kv_heads, head_dim=head_dim,
         d_ff=_field(config, "intermediate_size"),
         activation=config.get("hidden_act") or ("gelu_pytorch_tanh" if model_type == "gemma" else "silu"),
-        attention_bias=model_type in ("llama", "gemma") and bool(config.get("attention_bias", False)),
-        qkv_bias=model_type == "qwen2",
-        mlp_bias=model_type == "llama" and bool(config.get("mlp_bias", False)),
+        attention_bias=config.get("attention_bias", False) if model_type in ("llama", "gemma") else False,
+        mlp_bias=config.get("mlp_bias", False) if model_type == "llama" else False,
         tied_head=config.get("tie_word_embeddings", model_type == "gemma"),
         n_experts=_field(config, "num_local_experts") if experts else 0,
         top_k=_field(config, "num_experts_per_tok") if experts else 0,
         norm_eps=config.get("rms_norm_eps", _RMS_EPS[model_type]),
         rope_theta=rope.get("rope_theta", config.get("rope_theta", _ROPE_THETA[model_type])),
+        # Qwen2 declares a window too, but uses it only with use_sliding_window (off in its released configs)
         sliding_window=config.get("sliding_window") if model_type in ("mistral", "mixtral") else None,
-        norm_offset=model_type == "gemma", embed_scale=model_type == "gemma",
     )
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch", reason="torch is the transformers oracle's backend (CI installs it)")
 transformers = pytest.importorskip("transformers", reason="transformers is the oracle of the LLM family (CI installs it)")
+transformers.logging.set_verbosity_error()  # small vocabularies are smaller than the configs' default token ids
 
 from studytool.engine import DecoderLM, from_hf  # noqa: E402
 
@@ -36,6 +37,9 @@ CASES = {
               "num_hidden_layers": 2, "intermediate_size": 40, "vocab_size": VOCAB, "tie_word_embeddings": True},
     "gemma-head-dim": {"model_type": "gemma", "hidden_size": 16, "num_attention_heads": 4, "num_key_value_heads": 1,
                        "head_dim": 6, "num_hidden_layers": 2, "intermediate_size": 24, "vocab_size": VOCAB},
+    "gemma-exact-gelu": {"model_type": "gemma", "hidden_size": 16, "num_attention_heads": 2, "num_key_value_heads": 2,
+                         "head_dim": 8, "num_hidden_layers": 1, "intermediate_size": 24, "vocab_size": VOCAB,
+                         "hidden_act": "gelu"},  # gemma-2b's config.json says "gelu", which transformers 5 takes as erf GELU
     "mixtral": {"model_type": "mixtral", "hidden_size": 16, "num_attention_heads": 4, "num_key_value_heads": 2,
                 "num_hidden_layers": 2, "intermediate_size": 24, "vocab_size": VOCAB, "num_local_experts": 4,
                 "num_experts_per_tok": 2},
@@ -166,7 +170,7 @@ def small_configs(draw):
     if model_type == "gpt2":
         return {"model_type": "gpt2", "n_embd": heads * head_dim, "n_head": heads, "n_layer": draw(st.integers(1, 2)),
                 "n_positions": 8, "tie_word_embeddings": draw(st.booleans()), **common}
-    config = {"model_type": model_type, "hidden_size": draw(st.integers(2, 24)), "num_attention_heads": heads,
+    config = {"model_type": model_type, "hidden_size": heads * draw(st.integers(1, 8)), "num_attention_heads": heads,
               "num_key_value_heads": kv_heads, "head_dim": head_dim, "num_hidden_layers": draw(st.integers(1, 2)),
               "intermediate_size": draw(st.integers(1, 24)), "tie_word_embeddings": draw(st.booleans()), **common}
     if model_type == "llama":
