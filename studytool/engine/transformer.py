@@ -63,7 +63,7 @@ class EncoderLayer(_Layer):
         x = self._cast(src)
 
         def self_attention(y: Array) -> Array:
-            return self.self_attn(y, y, y, src_key_padding_mask, src_mask, cache=cache)[0]
+            return self.self_attn(y, y, y, src_key_padding_mask, src_mask, need_weights=False, cache=cache)[0]
 
         x = _sublayer("self-attention", x, self_attention, self.norm1, self.norm_first)
         return _sublayer("FFN", x, lambda y: feed_forward(y, self.linear1, self.linear2), self.norm2, self.norm_first)
@@ -86,10 +86,12 @@ class DecoderLayer(_Layer):
         x, memory = self._cast(tgt), self._cast(memory)
 
         def masked_self_attention(y: Array) -> Array:
-            return self.self_attn(y, y, y, tgt_key_padding_mask, tgt_mask, cache=cache)[0]
+            return self.self_attn(y, y, y, tgt_key_padding_mask, tgt_mask, need_weights=False, cache=cache)[0]
 
         def cross_attention(y: Array) -> Array:  # queries from the decoder, keys and values from memory
-            return self.multihead_attn(y, memory, memory, memory_key_padding_mask, memory_mask, cache=memory_cache)[0]
+            return self.multihead_attn(
+                y, memory, memory, memory_key_padding_mask, memory_mask, need_weights=False, cache=memory_cache
+            )[0]
 
         x = _sublayer("masked self-attention", x, masked_self_attention, self.norm1, self.norm_first)
         x = _sublayer("cross-attention", x, cross_attention, self.norm2, self.norm_first)

@@ -1,0 +1,65 @@
+"""Attention without its weights (need_weights=False) goes a few sentences at a time: the same output, and torch's."""
+
+import numpy as np
+import pytest
+
+import studytool.engine.attention as attention
+from studytool.engine import DecoderLayer, EncoderLayer, MultiHeadAttention, causal_mask, padding_mask
+
+torch = pytest.importorskip("torch", reason="torch is the oracle of the engine's layers")
+
+
+@pytest.fixture
+def one_sentence_per_chunk(monkeypatch):
+    """A chunk budget smaller than one sentence's scores: every sentence is a chunk of its own."""
+    monkeypatch.setattr(attention, "_CHUNK_SCORES", 1)
+
+
+def weights_of(module):
+    return {key: value.detach().numpy() for key, value in module.state_dict().items()}
+
+
+@pytest.mark.parametrize("masks", ["none", "causal", "padding", "both", "per-head"])
+def test_chunked_attention_is_the_whole_batchs(one_sentence_per_chunk, masks):
+    rng = np.random.default_rng(0)
+    batch, length, d_model, heads = 3, 6, 12, 3
+    x = rng.standard_normal((batch, length, d_model))
+    kwargs = {}
+    if masks in ("causal", "both"):
+        kwargs["attn_mask"] = causal_mask(length)
+    if masks in ("padding", "both"):
+        kwargs["key_padding_mask"] = padding_mask([6, 2, 4], length)
+    if masks == "per-head":  # torch's (B * H, Lq, Lk) mask, a row of each sentence fully blocked
+        mask = rng.random((batch * heads, length, length)) < 0.4
+        mask[:, 1] = True
+        kwargs["attn_mask"] = mask
+    mha = MultiHeadAttention(d_model, heads)
+    whole, weights = mha(x, x, x, need_weights=True, **kwargs)
+    chunked, none = mha(x, x, x, need_weights=False, **kwargs)
+    assert weights.shape == (batch, heads, length, length) and none is None
+    np.testing.assert_array_equal(chunked, whole)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_layers_in_chunks_agree_with_torch(one_sentence_per_chunk, dtype):
+    tol = {np.float64: 1e-10, np.float32: 1e-5}[dtype]
+    torch_dtype = {np.float64: torch.float64, np.float32: torch.float32}[dtype]
+    rng = np.random.default_rng(1)
+    src, tgt = rng.standard_normal((3, 7, 16)).astype(dtype), rng.standard_normal((3, 5, 16)).astype(dtype)
+    src_pad = padding_mask([7, 3, 5], 7)
+    theirs = torch.nn.TransformerEncoderLayer(16, 4, 32, batch_first=True, dtype=torch_dtype).eval()
+    ours = EncoderLayer(16, 4, 32, dtype=dtype)
+    ours.load_state_dict(weights_of(theirs))
+    with torch.inference_mode():
+        expected = theirs(torch.from_numpy(src), src_key_padding_mask=torch.from_numpy(src_pad)).numpy()
+    got = ours(src, src_key_padding_mask=src_pad)
+    assert np.abs(got[~src_pad] - expected[~src_pad]).max() <= tol  # torch's fast path zeroes padded rows
+
+    theirs = torch.nn.TransformerDecoderLayer(16, 4, 32, batch_first=True, dtype=torch_dtype).eval()
+    ours = DecoderLayer(16, 4, 32, dtype=dtype)
+    ours.load_state_dict(weights_of(theirs))
+    with torch.inference_mode():
+        expected = theirs(torch.from_numpy(tgt), torch.from_numpy(src), tgt_mask=torch.from_numpy(causal_mask(5)),
+                          memory_key_padding_mask=torch.from_numpy(src_pad)).numpy()
+    got = ours(tgt, src, tgt_mask=causal_mask(5), memory_key_padding_mask=src_pad)
+    assert np.abs(got - expected).max() <= tol
