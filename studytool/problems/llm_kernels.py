@@ -134,13 +134,16 @@ def _pairs_after(words: dict[str, int], merges: list[tuple[str, str]]) -> dict[t
 
 
 def _too_small(words: dict[str, int], merges: int | None) -> str | None:
-    """A pinned corpus must hold k + 1 merges and, at the asked one, four different pairs to offer."""
-    from studytool import engine
-
+    """A pinned corpus must hold k + 1 merges and, at the asked one, four different pairs to offer. Pure Python (the
+    most frequent pair, ties to the greater, as the engine trains) so that checking a deck imports neither NumPy nor
+    the engine."""
     k = 1 if merges is None else merges   # the larger of the two asks' default
-    learned = engine.train_bpe(" ".join(" ".join([w] * c) for w, c in words.items()), k + 1)
-    if len(learned) < k + 1 or len(_pairs_after(words, [m.pair for m in learned[:k]])) < 4:
-        return f"words: too few pairs for {k + 1} merges with four different pairs to choose from"
+    done: list[tuple[str, str]] = []
+    for _ in range(k + 1):
+        counts = _pairs_after(words, done)
+        if len(done) == k and len(counts) < 4 or not counts:
+            return f"words: too few pairs for {k + 1} merges with four different pairs to choose from"
+        done.append(max(counts, key=lambda pair: (counts[pair], pair)))
     return None
 
 
@@ -323,7 +326,7 @@ def _sampling(rng, probs, logits, temperature, p, k, word, from_logits, ask) -> 
     answer = float(dist.probs[asked])
     names = NAMES[:n]
     if use_logits:
-        head = (f"下一个词的 logits：" + "，".join(f"{w} {num(x)}" for w, x in zip(names, z)) +
+        head = (f"下一个词的 logits：" + "，".join(f"{w} {x:g}" for w, x in zip(names, z)) +
                 f"。先按温度 T = {t:g} 做 softmax(z / T)。")
         steps = [f"softmax(z / T) = " + "，".join(f"{w} {num(x)}" for w, x in zip(names, given))]
     else:
@@ -349,19 +352,18 @@ def _sampling(rng, probs, logits, temperature, p, k, word, from_logits, ask) -> 
 
 
 def _truncation_problem(p) -> str | None:
-    """Pinned words and cut-off must keep two words or more but not all (and keep the asked word)."""
-    import numpy as np
-
-    from studytool import engine
-
+    """Pinned words and cut-off must keep two words or more but not all (and keep the asked word). Pure Python, as the
+    engine's sampling_distribution cuts, so that checking a deck imports neither NumPy nor the engine."""
     if p.get("probs") is not None and p.get("logits") is not None:
         return "give probs or logits, not both"
     if p.get("probs") is not None:
         if sum(p["probs"]) <= 0:
             return "probs must have a positive sum"
-        given = np.asarray(p["probs"], float) / sum(p["probs"])
+        given = [x / sum(p["probs"]) for x in p["probs"]]
     elif p.get("logits") is not None:
-        given = engine.softmax(np.asarray(p["logits"], float) / (p.get("temperature") or 1))
+        scaled = [z / (p.get("temperature") or 1) for z in p["logits"]]
+        exps = [math.exp(z - max(scaled)) for z in scaled]
+        given = [e / sum(exps) for e in exps]
     elif p.get("word") is not None:
         return "word needs pinned probs or logits"
     elif p.get("p") is not None and p["p"] > 0.95:
@@ -372,7 +374,7 @@ def _truncation_problem(p) -> str | None:
         return None
     if p.get("word") is not None and p["word"] >= len(given):
         return f"word {p['word']} is not one of the {len(given)} words"
-    if len(set(np.round(given, 12))) < len(given) or min(given) <= 0:
+    if len({round(x, 12) for x in given}) < len(given) or min(given) <= 0:
         return "the words' probabilities must be positive and distinct (a tie leaves the cut-off undefined)"
     for ask in (p["ask"],) if p.get("ask") else SAMPLING_ASKS:
         pinned = p.get("p") if ask == "top_p" else p.get("k")
@@ -383,16 +385,20 @@ def _truncation_problem(p) -> str | None:
     return None
 
 
-def _keeps(given, ask: str, cut, word) -> bool:
-    """Whether cutting `given` at `cut` keeps 2..n-1 words (`word` among them), with no prefix summing exactly to p."""
-    import numpy as np
-
-    from studytool import engine
-
-    if ask == "top_p" and any(abs(s - cut) < 1e-9 for s in np.cumsum(np.sort(given)[::-1])):
-        return False
-    kept = [int(i) for i in engine.sampling_distribution(np.log(given), **(
-        {"top_p": cut} if ask == "top_p" else {"top_k": cut})).kept]
+def _keeps(given: list[float], ask: str, cut, word) -> bool:
+    """Whether cutting `given` at `cut` keeps 2..n-1 words (`word` among them), no prefix summing exactly to p."""
+    order = sorted(range(len(given)), key=lambda i: -given[i])
+    if ask == "top_k":
+        kept = order[:cut]
+    else:
+        kept, mass = [], 0.0
+        for i in order:
+            kept.append(i)
+            mass += given[i]
+            if abs(mass - cut) < 1e-9:
+                return False   # "reaches" p and "crosses" p would disagree
+            if mass > cut:
+                break
     return 2 <= len(kept) < len(given) and (word is None or word in kept)
 
 

@@ -37,7 +37,7 @@ def _kv_heads(p: Mapping[str, Any]) -> str | None:
 
 def _dtype(width: int, named: bool) -> str:
     """How the prompt states the precision: level 3 names the format only, so its byte width is a step to know."""
-    return DTYPES[width] if named else f"{DTYPES[width]}（每个数 {width} 字节）"
+    return f"{DTYPES[width]} 格式" if named else f"{DTYPES[width]}（每个数 {width} 字节）"
 
 
 def _g(x: float) -> str:

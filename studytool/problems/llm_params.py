@@ -51,8 +51,7 @@ def gpt_config(vocab: int, context: int, d_model: int, num_layers: int):
     from studytool import engine
 
     return engine.LLMConfig("gpt2", vocab_size=vocab, d_model=d_model, n_layers=num_layers, n_heads=1, n_kv_heads=1,
-                            head_dim=d_model, d_ff=4 * d_model, norm="layernorm", mlp="plain",
-                            activation="gelu_new", positions="learned", max_positions=context, bias=True,
+                            head_dim=d_model, d_ff=4 * d_model, activation="gelu_new", max_positions=context,
                             tied_head=True)
 
 
@@ -212,7 +211,7 @@ def _moe(rng, d_model, d_ff, num_layers, experts, top_k, vocab, n_heads, n_kv_he
         return Variant(head + "每个 token 的激活参数量是多少？", "scalar", active, None, steps, _wrong(hints, active),
                        params=params)
     one = engine.forward_flops(config, 1, 1)   # one token: its scores and weighted values are the 1 x 1 ones, left out
-    flops = one["forward"] - n * (one["per_layer"]["scores"] + one["per_layer"]["weighted_values"])
+    flops = one["forward"] - n * (one["per_layer"]["scores"] + one["per_layer"]["weighted_values"]) - one["rope_angles"]
     matmul = flops // 2
     steps += (f"参与矩阵乘法的：每层注意力 {big(attention)}、路由器 {d * e}、{k} 个专家 {big(k * expert)}，"
               f"再加输出层 {v} × {d}：{big(matmul)}（输入嵌入是查表，RMSNorm 是逐元素运算）",
@@ -220,7 +219,8 @@ def _moe(rng, d_model, d_ff, num_layers, experts, top_k, vocab, n_heads, n_kv_he
     hints = (Hint(2 * active, "输入嵌入是查表、RMSNorm 是逐元素运算，都不是矩阵乘法。"),
              Hint(2 * (matmul + n * (e - k) * expert), f"只有被选中的 {k} 个专家参与计算。"),
              Hint(matmul, "一次乘加算 2 FLOPs。"))
-    return Variant(head + "前向每个 token 的矩阵乘法共多少 FLOPs（一次乘加 = 2 FLOPs；忽略注意力中与序列长度有关的打分和加权）？",
+    return Variant(head + "前向每个 token 的矩阵乘法共多少 FLOPs（一次乘加 = 2 FLOPs；忽略注意力中与序列长度有关的打分和加权，"
+                   "以及 RoPE 的角度表）？",
                    "scalar", flops, None, steps,
                    _wrong(hints, flops), params=params)
 

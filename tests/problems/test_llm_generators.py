@@ -168,3 +168,18 @@ def test_no_blind_rule_answers_the_bpe_choice():
         widths = [len(option) for option in v.options]
         longest += widths[key] == max(widths) and widths.count(max(widths)) == 1
     assert firsts / len(variants) <= 0.35 and longest / len(variants) <= 0.35
+
+
+def test_the_training_setups_bytes_are_the_engines_adamw_accounting():
+    """training_memory's questions are per parameter, the engine's accounting per model: they agree on AdamW."""
+    from studytool import engine
+    from studytool.problems.llm_memory import training_bytes
+
+    config = engine.LLMConfig("llama", vocab_size=1000, d_model=64, n_layers=2, n_heads=4, n_kv_heads=2, head_dim=16,
+                              d_ff=128)
+    memory, n = engine.training_memory(config), engine.parameter_counts(config)["total"]
+    assert memory["adamw_fp32"]["total"] == training_bytes("fp32_adamw") * n == 16 * n
+    assert memory["adamw_mixed"]["total"] == training_bytes("mixed_master") * n
+    assert engine.kv_cache(config, 3, 7, "bf16")["bytes"] == draw(
+        "gqa_kv_cache", ask="total", num_layers=2, n_heads=4, n_kv_heads=2, head_dim=16, bytes_per_value=2, batch=3,
+        seq_len=7).answer * 2**30
