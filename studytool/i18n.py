@@ -608,6 +608,7 @@ ZH: dict[str, str] = {
     "a time": "时间",
     "a rating from 1 to 4": "1 到 4 的评分",
     "an answer": "答案文本",
+    "a mode": "作答方式",
     "the drawn inputs (a JSON object)": "抽取的输入（JSON 对象）",
     "a schedule fsrs cannot use for {key}": "{key} 的排程 fsrs 无法使用",
     "the progress database holds a schedule fsrs cannot use for {key} (state {state!r}, step {step!r}, stability {stability!r}, difficulty {difficulty!r}); see 'studytool backup list' to restore a backup": "学习进度数据库中 {key} 的排程 fsrs 无法使用（state {state!r}、step {step!r}、stability {stability!r}、difficulty {difficulty!r}）；可用 'studytool backup list' 查看并恢复备份",
