@@ -605,6 +605,7 @@ ZH: dict[str, str] = {
     "cannot write {path}: the Anki collection built for it in {folder} failed ({reason})": "无法写入 {path}：在 {folder} 中为它构建的 Anki 集合失败（{reason}）",
     "Not taken back: {card} was answered in another session since, and its schedule is that answer's now.": "未撤销：{card} 之后已在另一个会话中作答，它的排程现在以那次作答为准。",
     "{path}: the name {name} is {length} bytes long, over the {limit} a file system allows": "{path}：其中的名字 {name} 长 {length} 字节，超过文件系统允许的 {limit} 字节",
+    "{path}: the path is {length} bytes long, over the {limit} a file system allows": "{path}：路径长 {length} 字节，超过文件系统允许的 {limit} 字节",
     "a time": "时间",
     "a rating from 1 to 4": "1 到 4 的评分",
     "an answer": "答案文本",

@@ -329,6 +329,15 @@ def test_a_name_over_255_bytes_is_one_line(tmp_path, where, command):
                              "long, over the 255 a file system allows\n")
 
 
+@pytest.mark.parametrize("option", ["--db", "--deck-path"])
+def test_a_whole_path_over_4095_bytes_is_one_line(tmp_path, option):
+    path = tmp_path.joinpath(*["ab"] * 1400, "x.db")
+    result = CliRunner().invoke(app, [option, str(path), "stats"], env=env_for(tmp_path / "home"))
+    assert result.exit_code == 1
+    assert result.stderr == (f"studytool: {str(path)[:60]}…: the path is {len(str(path))} bytes long, over the 4095 "
+                             "a file system allows\n")
+
+
 @pytest.mark.parametrize("name", [b"bad\xff.db", b"new\nline.db"], ids=["not-utf-8", "newline"])
 def test_backup_of_a_database_whose_name_is_not_utf8_or_holds_a_newline(tmp_path, name):
     import os
