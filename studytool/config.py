@@ -19,6 +19,7 @@ def default_home() -> Path:
 
 
 NAME_MAX = 255   # bytes in one name of a path (ext4, btrfs, tmpfs, APFS, NTFS)
+PATH_MAX = 4096   # bytes in a whole path, with its closing NUL (Linux)
 
 
 @dataclass
@@ -48,19 +49,24 @@ class Settings:
 
     def check_paths(self) -> None:
         """Every path given (--db, --deck-path, STUDYTOOL_HOME) is one a file system can hold: no name in it over
-        NAME_MAX bytes (the system would say only "File name too long", from wherever it was first used)."""
+        NAME_MAX bytes, nor the whole over PATH_MAX (the system would say only "File name too long", from wherever
+        it was first used)."""
         given = [*([self.db] if self.db is not None else []), *self.deck_paths]
         if os.environ.get("STUDYTOOL_HOME"):
             given.append(self.home)
+        from studytool.errors import StudytoolError
+        from studytool.i18n import _
+
         for path in given:
             name = next((part for part in Path(path).parts if len(os.fsencode(part)) > NAME_MAX), None)
             if name is not None:
-                from studytool.errors import StudytoolError
-                from studytool.i18n import _
-
                 raise StudytoolError(_("{path}: the name {name} is {length} bytes long, over the {limit} a file "
                                        "system allows").format(path=path, name=name[:20] + "…",
                                                                length=len(os.fsencode(name)), limit=NAME_MAX))
+            length = len(os.fsencode(Path(path).absolute()))
+            if length >= PATH_MAX:
+                raise StudytoolError(_("{path}: the path is {length} bytes long, over the {limit} a file system "
+                                       "allows").format(path=f"{str(path)[:60]}…", length=length, limit=PATH_MAX - 1))
 
     def check_home(self) -> None:
         """A STUDYTOOL_HOME that is a file is named as such (the store would only see its database's parent); a

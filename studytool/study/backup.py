@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
 
-from studytool.config import now as clock_now
+from studytool.config import CLOCK_YEARS, now as clock_now
 from studytool.study.days import Days
 from studytool.errors import StudytoolError
 from studytool.i18n import _
@@ -114,8 +114,6 @@ def backups(db: Path, *, count: bool = True) -> list[Backup]:
 
 def _time_of(stamp: str) -> datetime | None:
     """The time a backup's name gives, if it is one a clock of ours may name."""
-    from studytool.config import CLOCK_YEARS
-
     try:
         taken = datetime.strptime(stamp, STAMP).replace(tzinfo=timezone.utc)
     except ValueError:

@@ -149,8 +149,9 @@ def _logged(row: Any) -> Logged:
     params = params_of(row["params"])
     level = params.pop("level", None)
     params.pop("hinted", None)   # how it was answered, not what was asked
-    return Logged(parse_time(row["time"]), row["mode"], rating_of(row["rating"]), bool(row["correct"]),
-                  text_of(row["answer"]), row["duration_ms"], params, level, row["seed"])
+    return Logged(parse_time(row["time"]), text_of(row["mode"], _("a mode")), rating_of(row["rating"]),
+                  bool(row["correct"]), text_of(row["answer"], _("an answer")), row["duration_ms"], params, level,
+                  row["seed"])
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,13 @@ def parse_time(text: str) -> datetime:
     return moment
 
 
+def time_text(value: object) -> str:
+    """A stored time as the text it is kept as (compared as text, which sorts like time, without parsing it)."""
+    if not isinstance(value, str):
+        raise bad_value(value, _("a time"))
+    return value
+
+
 def rating_of(value: object) -> int:
     """A logged rating, 1 (again) to 4 (easy)."""
     if type(value) is not int or not 1 <= value <= 4:
@@ -68,10 +75,10 @@ def rating_of(value: object) -> int:
     return value
 
 
-def text_of(value: object) -> str:
-    """A logged answer: text."""
+def text_of(value: object, what: str) -> str:
+    """A logged text (`what`: the answer, the mode ...)."""
     if not isinstance(value, str):
-        raise bad_value(value, _("an answer"))
+        raise bad_value(value, what)
     return value
 
 
@@ -172,5 +179,5 @@ def schedule_from_row(row: sqlite3.Row | dict[str, Any]) -> Schedule:
         stability=row["stability"],
         difficulty=row["difficulty"],
         due=parse_time(row["due"]),
-        last_review=parse_time(row["last_review"]) if row["last_review"] else None,
+        last_review=parse_time(row["last_review"]) if row["last_review"] is not None else None,
     )

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from studytool.decks.model import Deck
 from studytool.study.days import Days
+from studytool.study.records import time_text
 from studytool.study.store import Schedule, Store, format_time
 
 if TYPE_CHECKING:
@@ -64,11 +65,11 @@ def due_now(schedule: Schedule, flags: Flags, now: datetime, end_of_today: datet
 def scheduled_cards(store: Store) -> dict[str, tuple[int, str | None]]:
     """Every scheduled card's state and `comes_back` time, as stored texts: no row parsed, and only the few
     flagged cards looked at twice."""
-    cards = {key: (state, due) for key, state, due in store.con.execute("SELECT key, state, due FROM cards")}
+    cards = {key: (state, time_text(due)) for key, state, due in store.con.execute("SELECT key, state, due FROM cards")}
     for key, suspended, buried in store.con.execute("SELECT key, suspended, buried_until FROM card_flags"):
         if key in cards:
             state, due = cards[key]
-            cards[key] = (state, comes_back(due, suspended, buried))
+            cards[key] = (state, comes_back(due, suspended, None if buried is None else time_text(buried)))
     return cards
 
 

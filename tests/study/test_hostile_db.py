@@ -298,7 +298,7 @@ def test_a_schema_version_that_is_no_whole_number_is_one_line(tmp_path, answered
     con.close()
     result = CliRunner().invoke(app, ["--deck-path", one_card_deck(tmp_path / "decks"), *command],
                                 env=env_for(home), input="7\n")
-    assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.exit_code == 1 and (result.exception is None or isinstance(result.exception, SystemExit))
     assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"studytool: {db} is damaged (")
     assert f"'studytool backup restore {good.name}'" in result.stderr
 
@@ -324,9 +324,18 @@ def test_a_name_over_255_bytes_is_one_line(tmp_path, where, command):
     else:
         args = ["--deck-path", str(path)]
     result = CliRunner().invoke(app, [*args, *command], env=env, input="")
-    assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.exit_code == 1 and (result.exception is None or isinstance(result.exception, SystemExit))
     assert result.stderr == (f"studytool: {path}: the name {'a' * 20}… is {len(LONG) + 3 * (where == '--db')} bytes "
                              "long, over the 255 a file system allows\n")
+
+
+@pytest.mark.parametrize("option", ["--db", "--deck-path"])
+def test_a_whole_path_over_4095_bytes_is_one_line(tmp_path, option):
+    path = tmp_path.joinpath(*["ab"] * 1400, "x.db")
+    result = CliRunner().invoke(app, [option, str(path), "stats"], env=env_for(tmp_path / "home"))
+    assert result.exit_code == 1
+    assert result.stderr == (f"studytool: {str(path)[:60]}…: the path is {len(str(path))} bytes long, over the 4095 "
+                             "a file system allows\n")
 
 
 @pytest.mark.parametrize("name", [b"bad\xff.db", b"new\nline.db"], ids=["not-utf-8", "newline"])
@@ -424,7 +433,7 @@ def test_an_export_failing_on_a_full_disk_names_the_output_not_the_progress_data
     monkeypatch.setattr(export.sqlite3, "connect", on_a_full_disk)
     out = tmp_path / "out.apkg"
     result = CliRunner().invoke(app, ["export", "anki", str(out)], env=env_for(tmp_path / "home"))
-    assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.exit_code == 1 and (result.exception is None or isinstance(result.exception, SystemExit))
     assert result.stderr.startswith(f"studytool: cannot write {out}: the Anki collection built for it in ")
     assert result.stderr.endswith("failed (database or disk is full)\n") and "progress" not in result.stderr
     assert not out.exists()
