@@ -429,7 +429,7 @@ def _config_error(error: Any) -> str:
         "odd_head_dim": _("RoPE needs an even head_dim, got {head_dim}"),
         "activation": _("unknown activation {activation!r}: use one of {known}"),
         "top_k": _("num_experts_per_tok must be from 1 to num_local_experts={n_experts}, got {top_k}"),
-        "rope_type": _("rope_type {rope_type!r} is not supported (only the default RoPE)"),
+        "rope_type": _("rope_type must be a name, got {rope_type!r}"),
         "unknown_preset": _("unknown preset {name!r}: use one of {known}"),
     }[error.kind].format(**fields)
 

@@ -689,7 +689,7 @@ ZH: dict[str, str] = {
     "RoPE needs an even head_dim, got {head_dim}": "RoPE 需要偶数的 head_dim，实际为 {head_dim}",
     "unknown activation {activation!r}: use one of {known}": "未知的激活函数 {activation!r}：可用的有 {known}",
     "num_experts_per_tok must be from 1 to num_local_experts={n_experts}, got {top_k}": "num_experts_per_tok 必须在 1 到 num_local_experts={n_experts} 之间，实际为 {top_k}",
-    "rope_type {rope_type!r} is not supported (only the default RoPE)": "不支持 rope_type {rope_type!r}（只支持默认的 RoPE）",
+    "rope_type must be a name, got {rope_type!r}": "rope_type 必须是一个名字，实际为 {rope_type!r}",
     "unknown preset {name!r}: use one of {known}": "未知的预设 {name!r}：可用的有 {known}",
     "{path}: larger than 1 MiB, not a config.json": "{path}：超过 1 MiB，不是 config.json",
     "unknown dtype {dtype!r}: use one of {known}": "未知的 dtype {dtype!r}：可用的有 {known}",

@@ -164,3 +164,12 @@ def test_a_sliding_window_caps_the_cache_on_screen():
     result = runner.invoke(app, ["--lang", "en", "calc", "llm", "--preset", "mistral-7b", "--seq", "32768"])
     assert result.exit_code == 0, result.output
     assert "(a window of 4096 tokens)" in result.output and "536,870,912 B" in result.output  # 128 KiB x 4096
+
+
+def test_a_scaled_rope_config_is_counted(tmp_path):
+    """Llama 3.1 ships rope_scaling {"rope_type": "llama3", ...}: same sizes as Llama 3, so the same counts."""
+    llama_3_1 = preset("llama-3-8b") | {"max_position_embeddings": 131072, "rope_scaling": {
+        "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192,
+        "rope_type": "llama3"}}
+    r = run_json("--config", write(tmp_path, json.dumps(llama_3_1)))
+    assert r["parameters"]["total"] == 8_030_261_248 and r["config"]["rope_type"] == "llama3"

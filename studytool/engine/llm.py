@@ -49,7 +49,8 @@ class ConfigError(ValueError):
         "odd_head_dim": "RoPE needs an even head_dim, got {head_dim}",
         "activation": "unknown activation {activation!r}: use one of {known}",
         "top_k": "num_experts_per_tok must be from 1 to num_local_experts={n_experts}, got {top_k}",
-        "rope_type": "rope_type {rope_type!r} is not supported (only the default RoPE)",
+        "rope_type": "rope_type must be a name, got {rope_type!r}",
+        "rope_forward": "the engine runs only the default RoPE, not rope_type {rope_type!r} (its accounting works)",
         "unknown_preset": "unknown preset {name!r}: use one of {known}",
     }
 
@@ -83,6 +84,7 @@ class LLMConfig:
     top_k: int = 0
     norm_eps: float = 1e-6
     rope_theta: float = 10000.0
+    rope_type: str = "default"  # or a scaled RoPE (Llama 3.1's "llama3", "yarn", ...): same costs, other angles
     sliding_window: int | None = None  # a query sees at most this many keys, itself included (Mistral)
 
     def __post_init__(self) -> None:
@@ -232,8 +234,9 @@ def _from_hf(config: Mapping[str, Any]) -> LLMConfig:
     rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
     if not isinstance(rope, Mapping):
         raise ConfigError("rope_type", rope_type=rope)
-    if rope.get("rope_type", rope.get("type", "default")) != "default":
-        raise ConfigError("rope_type", rope_type=rope.get("rope_type", rope.get("type")))
+    rope_type = rope.get("rope_type", rope.get("type", "default"))
+    if not isinstance(rope_type, str):
+        raise ConfigError("rope_type", rope_type=rope_type)
     experts = model_type == "mixtral"
     return LLMConfig(
         model_type=model_type, vocab_size=_field(config, "vocab_size"), d_model=d_model,
@@ -246,7 +249,7 @@ def _from_hf(config: Mapping[str, Any]) -> LLMConfig:
         n_experts=_field(config, "num_local_experts") if experts else 0,
         top_k=_field(config, "num_experts_per_tok") if experts else 0,
         norm_eps=config.get("rms_norm_eps", _RMS_EPS[model_type]),
-        rope_theta=rope.get("rope_theta", config.get("rope_theta", _ROPE_THETA[model_type])),
+        rope_theta=rope.get("rope_theta", config.get("rope_theta", _ROPE_THETA[model_type])), rope_type=rope_type,
         # Qwen2 declares a window too, but uses it only with use_sliding_window (off in its released configs)
         sliding_window=config.get("sliding_window") if model_type in ("mistral", "mixtral") else None,
     )
@@ -530,6 +533,8 @@ class DecoderLM(Module):
     """
 
     def __init__(self, cfg: LLMConfig, *, config: ModuleConfig | None = None, **settings: Any) -> None:
+        if cfg.rope_type != "default":  # scaled RoPE changes the angles: logits would differ from transformers'
+            raise ConfigError("rope_forward", rope_type=cfg.rope_type)
         config = configure(config, settings)
         self.dtype, self.config = config.dtype, cfg
         if cfg.gpt2_style:

@@ -151,6 +151,24 @@ def test_preset_parameters_equal_transformers_exactly(oracle, name):
     assert counts["embedding"] == embedding
 
 
+LLAMA_3_1_8B = {  # meta-llama/Llama-3.1-8B's config.json: Llama 3's sizes, a scaled RoPE, 128k positions
+    "architectures": ["LlamaForCausalLM"], "attention_bias": False, "attention_dropout": 0.0, "bos_token_id": 128000,
+    "eos_token_id": 128001, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+    "intermediate_size": 14336, "max_position_embeddings": 131072, "mlp_bias": False, "model_type": "llama",
+    "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "pretraining_tp": 1,
+    "rms_norm_eps": 1e-05, "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                            "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+    "rope_theta": 500000.0, "tie_word_embeddings": False, "torch_dtype": "bfloat16", "use_cache": True,
+    "vocab_size": 128256}
+
+
+def test_llama_3_1_with_its_scaled_rope_against_transformers(oracle):
+    model = meta_model(oracle, LLAMA_3_1_8B)
+    config = from_hf(LLAMA_3_1_8B)
+    assert parameter_counts(config)["total"] == sum(p.numel() for p in model.parameters()) == 8_030_261_248
+    assert forward_flops(config, 1, 64)["forward"] == counted_flops(oracle, model, 1, 64)
+
+
 def test_mixtral_active_parameters_against_transformers(oracle):
     """Active = all parameters minus, in every layer, the (E - k) experts a token does not visit."""
     config = preset("mixtral-8x7b")

@@ -47,7 +47,7 @@ def test_llama_without_kv_heads_is_multi_head():
     ({**LLAMA, "attention_bias": 1}, "attention_bias must be true or false"),
     ({"model_type": "gpt2", "n_embd": 8, "n_head": 2, "n_layer": 1, "n_positions": -1, "vocab_size": 5},
      "n_positions must be a positive integer"),
-    ({**LLAMA, "rope_scaling": {"rope_type": "llama3", "factor": 8.0}}, "rope_type 'llama3'"),
+    ({**LLAMA, "rope_scaling": {"rope_type": ["llama3"]}}, "rope_type must be a name"),
     ({**LLAMA, "model_type": "mixtral", "num_local_experts": 2, "num_experts_per_tok": 3}, "num_experts_per_tok"),
     ({**LLAMA, "model_type": "mixtral", "num_local_experts": 2, "num_experts_per_tok": None},
      "num_experts_per_tok must be a positive integer, got None"),  # was a TypeError (found by the fuzz test below)
@@ -163,3 +163,14 @@ def test_the_engine_builds_full_size_presets_shape_only(name):
 
     config = from_hf(preset(name))
     assert DecoderLM(config, device="meta").num_params() == parameter_counts(config)["total"]
+
+
+def test_a_scaled_rope_is_counted_but_not_run():
+    """Llama 3.1's "llama3" RoPE changes the angles, not the sizes: accounting works, the forward refuses."""
+    from studytool.engine import parameter_counts
+
+    config = from_hf({**LLAMA, "rope_scaling": {"rope_type": "llama3", "factor": 8.0}})
+    assert config.rope_type == "llama3"
+    assert parameter_counts(config) == parameter_counts(from_hf(LLAMA))
+    with pytest.raises(ConfigError, match="only the default RoPE, not rope_type 'llama3'"):
+        DecoderLM(config)
