@@ -318,3 +318,66 @@ def weight_memory(rng: np.random.Generator, *, params_billion, bits, group, embe
         if not on_screen(variant.prompt, variant.answer):
             break
     return variant
+
+
+ACTIVATION_ASKS = ("full", "checkpoint_saving")
+
+
+@generator(
+    "activation_memory",
+    "Activations kept for the backward pass (Korthikanti et al. 2022: s·b·h·(34 + 5·a·s/h) bytes a layer) in GiB, or "
+    "what full activation checkpointing (each layer's 16-bit input, 2·s·b·h) saves.",
+    asks=ACTIVATION_ASKS,
+    params=(
+        Param("num_layers", "layers (default: drawn from 4..12)", None, int_in(1, 1000)),
+        Param("d_model", "hidden size h (default: drawn from 512..1024)", None, int_in(1, 100_000)),
+        Param("n_heads", "attention heads a (default: drawn, dividing h)", None, int_in(1, 1024)),
+        Param("batch", "sequences b (default: drawn from 2..8)", None, int_in(1, 4096)),
+        Param("seq_len", "sequence length s (default: drawn from 512..2048)", None, int_in(1, 1_000_000)),
+    ),
+    example={"num_layers": 24, "d_model": 1024, "n_heads": 16, "batch": 8, "seq_len": 1024, "ask": "full"},
+)
+def activation_memory(rng: np.random.Generator, *, num_layers, d_model, n_heads, batch, seq_len, ask) -> Variant:
+    """Activation memory of a GPT-style model in training, from the engine's training_memory (params: sizes, ask).
+    GPT-2 medium's shape (24 layers, h 1024, 16 heads), b 8, s 1024: 24 · (34 sbh + 5 a s² b) bytes = 21.375 GiB."""
+    for _ in range(TRIES):
+        variant = _activations(rng, num_layers, d_model, n_heads, batch, seq_len, ask)
+        if not on_screen(variant.prompt, variant.answer):
+            break
+    return variant
+
+
+def _activations(rng, num_layers, d_model, n_heads, batch, seq_len, ask) -> Variant:
+    from studytool import engine
+
+    n = num_layers if num_layers is not None else pick(rng, (4, 6, 8, 12))
+    h = d_model if d_model is not None else pick(rng, (512, 768, 1024))
+    a = n_heads if n_heads is not None else pick(rng, tuple(x for x in (4, 8, 12, 16) if h % x == 0) or (1,))
+    b = batch if batch is not None else pick(rng, (2, 4, 8))
+    s = seq_len if seq_len is not None else pick(rng, (512, 1024, 2048))
+    params = {"num_layers": n, "d_model": h, "n_heads": a, "batch": b, "seq_len": s, "ask": ask}
+    config = engine.LLMConfig("gpt2", vocab_size=1, d_model=h, n_layers=n, n_heads=a, n_kv_heads=a, head_dim=h // a or 1,
+                              d_ff=4 * h, activation="gelu_new", max_positions=s, tied_head=True)
+    activations = engine.training_memory(config, b, s)["activations"]
+    full, kept = activations["full"], activations["checkpointed"]
+    head = (f"训练一个 GPT 式模型（MHA）：{n} 层，隐藏维 h = {h}，{a} 个头，batch b = {b}，序列长 s = {s}。按 Korthikanti 等 "
+            "2022 的估计（16 位激活、1 字节 dropout 掩码、无张量并行和序列并行、不重算），每层为反向传播存下的激活是 "
+            "s·b·h·(34 + 5·a·s/h) 字节（5·a·s/h 一项来自注意力的 s × s 分数、softmax 和 dropout）。")
+    per_layer = full // n
+    steps = (f"34·s·b·h = 34 × {s} × {b} × {h} = {big(34 * s * b * h)}",
+             f"5·a·s²·b = 5 × {a} × {s}² × {b} = {big(5 * a * s * s * b)}",
+             f"每层 {big(per_layer)} 字节，{n} 层 {big(full)} 字节 = {num(full / GIB)} GiB")
+    if ask == "full":
+        answer = full / GIB
+        hints = (Hint(34 * s * b * h * n / GIB, "别漏了注意力那一项 5·a·s/h：它随 s² 增长。"),
+                 Hint(per_layer / GIB, f"每一层都要存：乘层数 {n}。"))
+        return Variant(head + "所有层的激活共多少 GiB（1 GiB = 2³⁰ 字节）？", "scalar", answer, FOUR_DECIMALS, steps,
+                       _wrong(hints, answer), params=params)
+    answer = (full - kept) / GIB
+    steps += (f"全模型 checkpointing：每层只存 16 位的输入 2·s·b·h = {big(kept // n)} 字节，{n} 层 {big(kept)} 字节",
+              f"省下 {big(full)} − {big(kept)} = {big(full - kept)} 字节 = {num(answer)} GiB（代价：反向时多做一次前向）")
+    hints = (Hint(full / GIB, "那是不做 checkpointing 时的全部激活；还要减去每层仍要存的输入。"),
+             Hint(kept / GIB, "那是 checkpointing 后仍要存的；问的是省下多少。"))
+    return Variant(head + "若对每一层做 activation checkpointing（每层只存 16 位的输入 2·s·b·h 字节，反向时重算），"
+                   "能省下多少 GiB（1 GiB = 2³⁰ 字节）？", "scalar", answer, FOUR_DECIMALS, steps, _wrong(hints, answer),
+                   params=params)

@@ -32,6 +32,12 @@ def training_memory(p, v):
     return math.ceil(BYTES[p["setup"]] * psi / p["gpu_memory"] - 1e-9)
 
 
+def activation_memory(p, v):
+    n, s, b, h, a = p["num_layers"], p["seq_len"], p["batch"], p["d_model"], p["n_heads"]
+    full = n * s * b * h * (34 + 5 * a * s / h)     # Korthikanti et al. 2022, eq. (1), bytes a layer
+    return (full if p["ask"] == "full" else full - n * 2 * s * b * h) / 2**30
+
+
 def weight_memory(p, v):
     bits = p["bits"] + 16 / p["group"]
     if p["ask"] == "grouped":
@@ -193,6 +199,7 @@ def dpo_loss(p, v):
 
 INDEPENDENT = {
     "gqa_kv_cache": gqa_kv_cache, "training_memory": training_memory, "weight_memory": weight_memory,
+    "activation_memory": activation_memory,
     "llm_flops": llm_flops, "chinchilla": chinchilla, "speculative_tokens": speculative_tokens,
     "decoder_params": decoder_params, "moe_params": moe_params, "lora_params": lora_params,
     "online_softmax": online_softmax, "bpe_merges": bpe_merges, "nucleus_sampling": nucleus_sampling,

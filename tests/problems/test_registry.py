@@ -1,4 +1,4 @@
-"""The registry: the 36 names decks refer to, typed parameters, validation."""
+"""The registry: the 37 names decks refer to, typed parameters, validation."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ CONTRACT_NAMES = {
     # Post-LN vs Pre-LN (issue 16's level 3: stacks)
     "pre_post_ln",
     # the LLM era (the llm-interview deck)
-    "gqa_kv_cache", "training_memory", "weight_memory", "llm_flops", "chinchilla", "speculative_tokens",
+    "gqa_kv_cache", "training_memory", "activation_memory", "weight_memory", "llm_flops", "chinchilla", "speculative_tokens",
     "decoder_params", "moe_params", "lora_params", "online_softmax", "bpe_merges", "nucleus_sampling",
     "position_scaling", "dpo_loss",
 }
