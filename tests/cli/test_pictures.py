@@ -340,5 +340,7 @@ def test_stats_json_keeps_its_keys_and_adds_the_series_behind_the_pictures(tmp_p
         doc = compute_stats(store, [], datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)).to_json()
     before = {"answers_total", "decks", "retention_30d", "retention_reviews", "answers_per_day", "forecast",
               "weakest_topics"}  # the keys of stats --json before the pictures
-    assert set(doc) == before | {"calendar", "forecast_30d", "retention_by_week"}
+    graphs = {"range", "today", "reviews_per_day", "card_counts", "intervals", "stability", "difficulty",
+              "retrievability", "hourly", "answer_buttons"}   # Anki's statistics (issue 25), beside them
+    assert set(doc) == before | {"calendar", "forecast_30d", "retention_by_week"} | graphs
     assert len(doc["calendar"]) == 26 * 7 and len(doc["forecast_30d"]) == 30 and len(doc["retention_by_week"]) >= 26

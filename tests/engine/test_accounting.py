@@ -129,9 +129,14 @@ def meta_model(oracle, config: dict):
         return transformers.AutoModelForCausalLM.from_config(hf_config, attn_implementation="eager")
 
 
+def flop_counter():
+    """torch's FlopCounterMode, the FLOP oracle (torch is test-only: CI installs it)."""
+    return pytest.importorskip("torch.utils.flop_counter", reason="torch counts the FLOPs (CI installs it)").FlopCounterMode
+
+
 def counted_flops(oracle, model, batch: int, seq: int) -> int:
     torch, _ = oracle
-    from torch.utils.flop_counter import FlopCounterMode
+    FlopCounterMode = flop_counter()
 
     ids = torch.zeros((batch, seq), dtype=torch.long, device="meta")
     with FlopCounterMode(display=False) as counter, torch.no_grad():
@@ -233,7 +238,7 @@ def test_mixture_flops_match_the_counter_on_a_real_mixtral(oracle, experts, data
     """Routing needs real numbers, so a small real Mixtral with transformers' eager experts (its default
     grouped_mm is not an op the counter knows): router plus each token's top-k experts, exactly."""
     torch, transformers = oracle
-    from torch.utils.flop_counter import FlopCounterMode
+    FlopCounterMode = flop_counter()
 
     config = {"model_type": "mixtral", "hidden_size": 16, "num_attention_heads": 4, "num_key_value_heads": 2,
               "num_hidden_layers": 2, "intermediate_size": 24, "vocab_size": 37, "num_local_experts": experts,
@@ -251,7 +256,7 @@ def test_mixture_flops_match_the_counter_on_a_real_mixtral(oracle, experts, data
 def test_training_step_is_forward_and_backward_as_counted(oracle):
     """The counter over forward and backward of a real (tiny) GPT-2 sees exactly 3x the forward matmuls."""
     torch, transformers = oracle
-    from torch.utils.flop_counter import FlopCounterMode
+    FlopCounterMode = flop_counter()
 
     config = {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "n_layer": 2, "n_positions": 32, "vocab_size": 50}
     fields = {key: value for key, value in config.items() if key != "model_type"}
