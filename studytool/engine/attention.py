@@ -11,7 +11,7 @@ from .config import ModuleConfig, configure, constant, uniform
 from .decoding import LayerCache, MemoryCache
 from .functional import Array, _softmax_in_place, attention_scores, linear
 from .meta import MetaArray
-from .modules import Linear, Module
+from .modules import CHUNK_NUMBERS, Linear, Module
 from .tracing import observe
 
 
@@ -107,8 +107,9 @@ class MultiHeadAttention(Module):
     ) -> tuple[Array, Array | None]:
         """(out (B, Lq, d), per-head weights (B, H, Lq, Lk)); masks are bool, True = blocked.
 
-        `need_weights=False` (as torch's layers call it) returns None for the weights and never holds
-        all of them: the batch is taken a few sentences at a time (_sentences_per_chunk).
+        `need_weights=False` (as torch's layers call it) returns None for the weights, and the batch
+        goes through a few sentences at a time (_sentences_per_chunk): a sentence's queries only
+        meet its own keys, so nothing changes but the size of the temporaries.
         `cache` (decoding.py): a LayerCache for causal self-attention of new tokens (query is key is
         value, no masks: the new keys and values join the cached ones); a MemoryCache for
         cross-attention (the memory's keys and values are projected at the first call, reused after).
@@ -117,53 +118,58 @@ class MultiHeadAttention(Module):
                                                   and attn_mask is None):
             raise ValueError("a KV cache is for causal self-attention: pass query is key is value and no masks")
         query, key, value = self._cast_inputs(query, key, value)
+        batch = query.shape[0]
+        chunk = batch if need_weights or cache is not None else self._sentences_per_chunk(query, key)
+        if chunk >= batch:
+            out, weights = self._attention(query, key, value, key_padding_mask, attn_mask, cache)
+            return out, weights if need_weights else None
+        out = np.empty_like(query)  # (B, Lq, d)
+        key_padding_mask, attn_mask = _as_mask(key_padding_mask), _as_mask(attn_mask)
+        for start in range(0, batch, chunk):
+            rows = slice(start, start + chunk)
+            q = query[rows]
+            k = q if key is query else key[rows]  # the same array stays the same: one fused projection
+            v = k if value is key else value[rows]
+            padding = None if key_padding_mask is None else key_padding_mask[rows]
+            out[rows] = self._attention(q, k, v, padding, _sentences_of(attn_mask, rows, self.n_heads), None)[0]
+        return out, None
+
+    def _sentences_per_chunk(self, query: Array, key: Array) -> int:
+        """Sentences whose largest temporary, scores (H, Lq, Lk) or projections (L, 3d), fit CHUNK_NUMBERS."""
+        if isinstance(query, MetaArray):
+            return query.shape[0]
+        length_q, length_k = query.shape[1], key.shape[1]
+        per_sentence = max(self.n_heads * length_q * length_k, 3 * self.d_model * max(length_q, length_k), 1)
+        return max(1, CHUNK_NUMBERS // per_sentence)
+
+    def _attention(
+        self, query: Array, key: Array, value: Array, key_padding_mask: Array | None, attn_mask: Array | None,
+        cache: LayerCache | MemoryCache | None,
+    ) -> tuple[Array, Array]:
+        """The whole computation for the sentences given: (out (B, Lq, d), weights (B, H, Lq, Lk))."""
         batch, length_q, d = query.shape
         q, k, v = self._heads(query, key, value, queries_only=isinstance(cache, MemoryCache) and cache.filled)
         mask = _merge_masks(attn_mask, key_padding_mask, batch, self.n_heads)
         if cache is not None:
             k, v, mask = cache.update(k, v, mask)  # (B, H, Lk, d_k): every key so far, or the memory's
-        chunk = batch if need_weights else _sentences_per_chunk(q, k)
-        if chunk >= batch:
-            out, weights = _attend(q, k, v, mask)
-            out = out.transpose(0, 2, 1, 3)  # (B, H, Lq, d_k) -> (B, Lq, H, d_k)
-        else:
-            out, weights = np.empty((batch, length_q, self.n_heads, v.shape[-1]), dtype=v.dtype), None
-            for start in range(0, batch, chunk):
-                rows = slice(start, start + chunk)
-                out[rows] = _attend(q[rows], k[rows], v[rows], _rows_of(mask, rows))[0].transpose(0, 2, 1, 3)
-        out = out.reshape(batch, length_q, d)  # (B, Lq, H, d_k) -> (B, Lq, d)
+        scores = attention_scores(q, k, mask)  # (B, H, Lq, Lk)
+        observe("attention scores Q·K^T/sqrt(d_k)", scores)
+        weights = _softmax_in_place(scores, axis=-1)  # (B, H, Lq, Lk), over the keys
+        observe("softmax over keys", weights)
+        out = weights @ v  # (B, H, Lq, Lk) @ (B, H, Lk, d_k) -> (B, H, Lq, d_k)
+        observe("weighted sum of V", out)
+        out = out.transpose(0, 2, 1, 3).reshape(batch, length_q, d)  # (B, H, Lq, d_k) -> (B, Lq, d)
         observe("concat heads", out)
         out = self.out_proj(out)
         observe("output projection W_O", out)
         return out, weights
 
 
-# Scores per chunk of sentences when the weights are not kept: 2M numbers (8 MB in float32, 16 MB in
-# float64) stay below glibc's largest mmap threshold (32 MB), so malloc recycles one chunk's memory for
-# the next instead of the kernel mapping and zeroing fresh pages each time; the whole (32, 8, 512, 512)
-# float32 scores at once spent a third of the layer's time in page faults (BENCHMARKS.md).
-_CHUNK_SCORES = 2**21
-
-
-def _sentences_per_chunk(q: Array, k: Array) -> int:
-    """How many sentences' (H, Lq, Lk) scores fit in _CHUNK_SCORES (at least one); all of them if shape-only."""
-    if isinstance(q, MetaArray):
-        return q.shape[0]
-    per_sentence = math.prod(q.shape[1:-1]) * k.shape[-2]  # H * Lq * Lk
-    return max(1, _CHUNK_SCORES // max(per_sentence, 1))
-
-
-def _rows_of(mask: Array | None, rows: slice) -> Array | None:
-    """The mask's part for sentences `rows`: a mask without its own batch axis applies to every chunk."""
-    return mask[rows] if mask is not None and mask.ndim == 4 and mask.shape[0] > 1 else mask
-
-
-def _attend(q: Array, k: Array, v: Array, mask: Array | None) -> tuple[Array, Array]:
-    """softmax(Q K^T / sqrt(d_k)) V per head: (B, H, Lq, d_k) -> out (B, H, Lq, d_k), weights (B, H, Lq, Lk)."""
-    scores = attention_scores(q, k, mask)  # (B, H, Lq, Lk)
-    observe("attention scores Q·K^T/sqrt(d_k)", scores)
-    weights = _softmax_in_place(scores, axis=-1)  # (B, H, Lq, Lk), over the keys
-    observe("softmax over keys", weights)
-    out = weights @ v  # (B, H, Lq, Lk) @ (B, H, Lk, d_k) -> (B, H, Lq, d_k)
-    observe("weighted sum of V", out)
-    return out, weights
+def _sentences_of(attn_mask: Array | None, rows: slice, n_heads: int) -> Array | None:
+    """The part of attn_mask for sentences `rows`: torch's (B * H, Lq, Lk) holds H per sentence; an (Lq, Lk)
+    mask, or a 4-D one whose batch axis is 1, is every sentence's."""
+    if attn_mask is None or attn_mask.ndim == 2 or attn_mask.shape[0] == 1:
+        return attn_mask
+    if attn_mask.ndim == 3:
+        return attn_mask[rows.start * n_heads : rows.stop * n_heads]
+    return attn_mask[rows]

@@ -1,9 +1,11 @@
-"""Attention without its weights (need_weights=False) goes a few sentences at a time: the same output, and torch's."""
+"""Attention without its weights (need_weights=False) goes a few sentences at a time, the FFN a few positions at a
+time: the same output as all at once, and torch's."""
 
 import numpy as np
 import pytest
 
 import studytool.engine.attention as attention
+import studytool.engine.modules as modules
 from studytool.engine import DecoderLayer, EncoderLayer, MultiHeadAttention, causal_mask, padding_mask
 
 torch = pytest.importorskip("torch", reason="torch is the oracle of the engine's layers")
@@ -11,8 +13,10 @@ torch = pytest.importorskip("torch", reason="torch is the oracle of the engine's
 
 @pytest.fixture
 def one_sentence_per_chunk(monkeypatch):
-    """A chunk budget smaller than one sentence's scores: every sentence is a chunk of its own."""
-    monkeypatch.setattr(attention, "_CHUNK_SCORES", 1)
+    """A chunk budget smaller than one sentence's scores: every sentence is a chunk of its own (and the FFN
+    takes one position at a time)."""
+    monkeypatch.setattr(attention, "CHUNK_NUMBERS", 1)
+    monkeypatch.setattr(modules, "CHUNK_NUMBERS", 1)
 
 
 def weights_of(module):
