@@ -11,7 +11,7 @@ from .config import ModuleConfig, configure, constant, uniform
 from .decoding import LayerCache, MemoryCache
 from .functional import Array, _softmax_in_place, attention_scores, linear
 from .meta import MetaArray
-from .modules import CHUNK_NUMBERS, Linear, Module
+from .modules import Linear, Module
 from .tracing import observe
 
 
@@ -102,14 +102,10 @@ class MultiHeadAttention(Module):
 
     def __call__(
         self, query: Array, key: Array, value: Array, key_padding_mask: Array | None = None,
-        attn_mask: Array | None = None, need_weights: bool = True, *,
-        cache: LayerCache | MemoryCache | None = None,
-    ) -> tuple[Array, Array | None]:
+        attn_mask: Array | None = None, *, cache: LayerCache | MemoryCache | None = None,
+    ) -> tuple[Array, Array]:
         """(out (B, Lq, d), per-head weights (B, H, Lq, Lk)); masks are bool, True = blocked.
 
-        `need_weights=False` (as torch's layers call it) returns None for the weights, and the batch
-        goes through a few sentences at a time (_sentences_per_chunk): a sentence's queries only
-        meet its own keys, so nothing changes but the size of the temporaries.
         `cache` (decoding.py): a LayerCache for causal self-attention of new tokens (query is key is
         value, no masks: the new keys and values join the cached ones); a MemoryCache for
         cross-attention (the memory's keys and values are projected at the first call, reused after).
@@ -118,35 +114,6 @@ class MultiHeadAttention(Module):
                                                   and attn_mask is None):
             raise ValueError("a KV cache is for causal self-attention: pass query is key is value and no masks")
         query, key, value = self._cast_inputs(query, key, value)
-        batch = query.shape[0]
-        chunk = batch if need_weights or cache is not None else self._sentences_per_chunk(query, key)
-        if chunk >= batch:
-            out, weights = self._attention(query, key, value, key_padding_mask, attn_mask, cache)
-            return out, weights if need_weights else None
-        out = np.empty_like(query)  # (B, Lq, d)
-        key_padding_mask, attn_mask = _as_mask(key_padding_mask), _as_mask(attn_mask)
-        for start in range(0, batch, chunk):
-            rows = slice(start, start + chunk)
-            q = query[rows]
-            k = q if key is query else key[rows]  # the same array stays the same: one fused projection
-            v = k if value is key else value[rows]
-            padding = None if key_padding_mask is None else key_padding_mask[rows]
-            out[rows] = self._attention(q, k, v, padding, _sentences_of(attn_mask, rows, self.n_heads), None)[0]
-        return out, None
-
-    def _sentences_per_chunk(self, query: Array, key: Array) -> int:
-        """Sentences whose largest temporary, scores (H, Lq, Lk) or projections (L, 3d), fit CHUNK_NUMBERS."""
-        if isinstance(query, MetaArray):
-            return query.shape[0]
-        length_q, length_k = query.shape[1], key.shape[1]
-        per_sentence = max(self.n_heads * length_q * length_k, 3 * self.d_model * max(length_q, length_k), 1)
-        return max(1, CHUNK_NUMBERS // per_sentence)
-
-    def _attention(
-        self, query: Array, key: Array, value: Array, key_padding_mask: Array | None, attn_mask: Array | None,
-        cache: LayerCache | MemoryCache | None,
-    ) -> tuple[Array, Array]:
-        """The whole computation for the sentences given: (out (B, Lq, d), weights (B, H, Lq, Lk))."""
         batch, length_q, d = query.shape
         q, k, v = self._heads(query, key, value, queries_only=isinstance(cache, MemoryCache) and cache.filled)
         mask = _merge_masks(attn_mask, key_padding_mask, batch, self.n_heads)
@@ -163,13 +130,3 @@ class MultiHeadAttention(Module):
         out = self.out_proj(out)
         observe("output projection W_O", out)
         return out, weights
-
-
-def _sentences_of(attn_mask: Array | None, rows: slice, n_heads: int) -> Array | None:
-    """The part of attn_mask for sentences `rows`: torch's (B * H, Lq, Lk) holds H per sentence; an (Lq, Lk)
-    mask, or a 4-D one whose batch axis is 1, is every sentence's."""
-    if attn_mask is None or attn_mask.ndim == 2 or attn_mask.shape[0] == 1:
-        return attn_mask
-    if attn_mask.ndim == 3:
-        return attn_mask[rows.start * n_heads : rows.stop * n_heads]
-    return attn_mask[rows]

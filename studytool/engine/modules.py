@@ -115,34 +115,13 @@ class Embedding(Module):
         return self.weight[ids]  # (B, L) -> (B, L, d_model)
 
 
-# The numbers in one chunk's largest temporary where the engine goes a few rows or sentences at a time
-# (the FFN's (rows, d_ff) activations; attention without its weights, attention.py): 2M (8 MB in float32,
-# 16 MB in float64) stays below glibc's largest mmap threshold (32 MB), so malloc recycles one chunk's
-# memory for the next instead of the kernel mapping and zeroing fresh pages for every array, and a
-# chunk stays in cache from one step to the next. At B=32, L=512 the whole arrays at once spent about
-# a third of an EncoderLayer's time in page faults (BENCHMARKS.md).
-CHUNK_NUMBERS = 2**21
-
-
 def feed_forward(x: Array, linear1: Linear, linear2: Linear) -> Array:
-    """Position-wise FFN: Linear(d -> d_ff), ReLU, Linear(d_ff -> d), CHUNK_NUMBERS / d_ff positions at a time."""
-    d_ff = linear1.weight.shape[0]
-    if isinstance(x, MetaArray) or math.prod(x.shape[:-1]) * d_ff <= CHUNK_NUMBERS:
-        return _feed_forward(x, linear1, linear2)
-    rows = x.reshape(-1, x.shape[-1])  # (B, L, d) -> (B*L, d): each position on its own
-    step = max(1, CHUNK_NUMBERS // d_ff)
-    out = np.empty((len(rows), linear2.weight.shape[0]), dtype=np.result_type(x, linear2.weight))
-    for start in range(0, len(rows), step):
-        out[start : start + step] = _feed_forward(rows[start : start + step], linear1, linear2)
-    return out.reshape(*x.shape[:-1], out.shape[-1])
-
-
-def _feed_forward(x: Array, linear1: Linear, linear2: Linear) -> Array:
-    h = linear1(x)  # (..., d) -> (..., d_ff)
+    """Position-wise FFN: Linear(d -> d_ff), ReLU, Linear(d_ff -> d)."""
+    h = linear1(x)  # (B, L, d) -> (B, L, d_ff)
     observe("FFN expand", h)
     np.maximum(h, 0.0, out=h)  # ReLU in place: a new (B, L, d_ff) array costs 6 ms of ~200 (BENCHMARKS.md)
     observe("ReLU", h)
-    y = linear2(h)  # (..., d_ff) -> (..., d)
+    y = linear2(h)  # (B, L, d_ff) -> (B, L, d)
     observe("FFN contract", y)
     return y
 
