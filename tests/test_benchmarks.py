@@ -25,7 +25,8 @@ def test_benchmark_script_runs(script, args, tmp_path):
 
 def test_engine_benchmark_runs(tmp_path):
     pytest.importorskip("torch")
-    result = subprocess.run([sys.executable, str(BENCHMARKS / "engine.py"), "--repeats", "1", "--threads", "1"],
+    result = subprocess.run([sys.executable, str(BENCHMARKS / "engine.py"), "--repeats", "1", "--threads", "1",
+                             "--small"],
                             cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "EncoderLayer" in result.stdout

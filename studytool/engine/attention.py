@@ -102,13 +102,10 @@ class MultiHeadAttention(Module):
 
     def __call__(
         self, query: Array, key: Array, value: Array, key_padding_mask: Array | None = None,
-        attn_mask: Array | None = None, need_weights: bool = True, *,
-        cache: LayerCache | MemoryCache | None = None,
-    ) -> tuple[Array, Array | None]:
+        attn_mask: Array | None = None, *, cache: LayerCache | MemoryCache | None = None,
+    ) -> tuple[Array, Array]:
         """(out (B, Lq, d), per-head weights (B, H, Lq, Lk)); masks are bool, True = blocked.
 
-        `need_weights=False` (as torch's layers call it) returns None for the weights and never holds
-        all of them: the batch is taken a few sentences at a time (_sentences_per_chunk).
         `cache` (decoding.py): a LayerCache for causal self-attention of new tokens (query is key is
         value, no masks: the new keys and values join the cached ones); a MemoryCache for
         cross-attention (the memory's keys and values are projected at the first call, reused after).
@@ -122,48 +119,14 @@ class MultiHeadAttention(Module):
         mask = _merge_masks(attn_mask, key_padding_mask, batch, self.n_heads)
         if cache is not None:
             k, v, mask = cache.update(k, v, mask)  # (B, H, Lk, d_k): every key so far, or the memory's
-        chunk = batch if need_weights else _sentences_per_chunk(q, k)
-        if chunk >= batch:
-            out, weights = _attend(q, k, v, mask)
-            out = out.transpose(0, 2, 1, 3)  # (B, H, Lq, d_k) -> (B, Lq, H, d_k)
-        else:
-            out, weights = np.empty((batch, length_q, self.n_heads, v.shape[-1]), dtype=v.dtype), None
-            for start in range(0, batch, chunk):
-                rows = slice(start, start + chunk)
-                out[rows] = _attend(q[rows], k[rows], v[rows], _rows_of(mask, rows))[0].transpose(0, 2, 1, 3)
-        out = out.reshape(batch, length_q, d)  # (B, Lq, H, d_k) -> (B, Lq, d)
+        scores = attention_scores(q, k, mask)  # (B, H, Lq, Lk)
+        observe("attention scores Q·K^T/sqrt(d_k)", scores)
+        weights = _softmax_in_place(scores, axis=-1)  # (B, H, Lq, Lk), over the keys
+        observe("softmax over keys", weights)
+        out = weights @ v  # (B, H, Lq, Lk) @ (B, H, Lk, d_k) -> (B, H, Lq, d_k)
+        observe("weighted sum of V", out)
+        out = out.transpose(0, 2, 1, 3).reshape(batch, length_q, d)  # (B, H, Lq, d_k) -> (B, Lq, d)
         observe("concat heads", out)
         out = self.out_proj(out)
         observe("output projection W_O", out)
         return out, weights
-
-
-# Scores per chunk of sentences when the weights are not kept: 2M numbers (8 MB in float32, 16 MB in
-# float64) stay below glibc's largest mmap threshold (32 MB), so malloc recycles one chunk's memory for
-# the next instead of the kernel mapping and zeroing fresh pages each time; the whole (32, 8, 512, 512)
-# float32 scores at once spent a third of the layer's time in page faults (BENCHMARKS.md).
-_CHUNK_SCORES = 2**21
-
-
-def _sentences_per_chunk(q: Array, k: Array) -> int:
-    """How many sentences' (H, Lq, Lk) scores fit in _CHUNK_SCORES (at least one); all of them if shape-only."""
-    if isinstance(q, MetaArray):
-        return q.shape[0]
-    per_sentence = math.prod(q.shape[1:-1]) * k.shape[-2]  # H * Lq * Lk
-    return max(1, _CHUNK_SCORES // max(per_sentence, 1))
-
-
-def _rows_of(mask: Array | None, rows: slice) -> Array | None:
-    """The mask's part for sentences `rows`: a mask without its own batch axis applies to every chunk."""
-    return mask[rows] if mask is not None and mask.ndim == 4 and mask.shape[0] > 1 else mask
-
-
-def _attend(q: Array, k: Array, v: Array, mask: Array | None) -> tuple[Array, Array]:
-    """softmax(Q K^T / sqrt(d_k)) V per head: (B, H, Lq, d_k) -> out (B, H, Lq, d_k), weights (B, H, Lq, Lk)."""
-    scores = attention_scores(q, k, mask)  # (B, H, Lq, Lk)
-    observe("attention scores Q·K^T/sqrt(d_k)", scores)
-    weights = _softmax_in_place(scores, axis=-1)  # (B, H, Lq, Lk), over the keys
-    observe("softmax over keys", weights)
-    out = weights @ v  # (B, H, Lq, Lk) @ (B, H, Lk, d_k) -> (B, H, Lq, d_k)
-    observe("weighted sum of V", out)
-    return out, weights

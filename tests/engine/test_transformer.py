@@ -1,10 +1,10 @@
-"""Attention without its weights (need_weights=False) goes a few sentences at a time: the same output, and torch's."""
+"""A layer takes the batch a few sentences at a time: the same output as all at once, and torch's."""
 
 import numpy as np
 import pytest
 
-import studytool.engine.attention as attention
-from studytool.engine import DecoderLayer, EncoderLayer, MultiHeadAttention, causal_mask, padding_mask
+import studytool.engine.transformer as transformer
+from studytool.engine import DecoderLayer, EncoderLayer, causal_mask, padding_mask
 
 torch = pytest.importorskip("torch", reason="torch is the oracle of the engine's layers")
 
@@ -12,32 +12,42 @@ torch = pytest.importorskip("torch", reason="torch is the oracle of the engine's
 @pytest.fixture
 def one_sentence_per_chunk(monkeypatch):
     """A chunk budget smaller than one sentence's scores: every sentence is a chunk of its own."""
-    monkeypatch.setattr(attention, "_CHUNK_SCORES", 1)
+    monkeypatch.setattr(transformer, "CHUNK_NUMBERS", 1)
 
 
 def weights_of(module):
     return {key: value.detach().numpy() for key, value in module.state_dict().items()}
 
 
-@pytest.mark.parametrize("masks", ["none", "causal", "padding", "both", "per-head"])
-def test_chunked_attention_is_the_whole_batchs(one_sentence_per_chunk, masks):
+def whole_batch(layer, *args, **kwargs):
+    """The layer's output with the real chunk budget: these small batches go through as one chunk."""
+    assert transformer.CHUNK_NUMBERS == 2**21
+    return layer(*args, **kwargs)
+
+
+@pytest.mark.parametrize("masks", ["none", "causal", "padding", "both", "per-head", "per-head 4-D"])
+def test_sentence_by_sentence_is_the_whole_batch(monkeypatch, masks):
     rng = np.random.default_rng(0)
     batch, length, d_model, heads = 3, 6, 12, 3
-    x = rng.standard_normal((batch, length, d_model))
-    kwargs = {}
+    x, memory = rng.standard_normal((batch, length, d_model)), rng.standard_normal((batch, length + 2, d_model))
+    kwargs, cross = {}, {}
     if masks in ("causal", "both"):
-        kwargs["attn_mask"] = causal_mask(length)
+        kwargs["src_mask"] = causal_mask(length)
     if masks in ("padding", "both"):
-        kwargs["key_padding_mask"] = padding_mask([6, 2, 4], length)
-    if masks == "per-head":  # torch's (B * H, Lq, Lk) mask, a row of each sentence fully blocked
+        kwargs["src_key_padding_mask"] = padding_mask([6, 2, 4], length)
+        cross["memory_key_padding_mask"] = padding_mask([8, 1, 5], length + 2)
+    if masks.startswith("per-head"):  # torch's (B * H, Lq, Lk) mask, a row of each sentence fully blocked
         mask = rng.random((batch * heads, length, length)) < 0.4
         mask[:, 1] = True
-        kwargs["attn_mask"] = mask
-    mha = MultiHeadAttention(d_model, heads)
-    whole, weights = mha(x, x, x, need_weights=True, **kwargs)
-    chunked, none = mha(x, x, x, need_weights=False, **kwargs)
-    assert weights.shape == (batch, heads, length, length) and none is None
-    np.testing.assert_array_equal(chunked, whole)
+        kwargs["src_mask"] = mask if masks == "per-head" else mask.reshape(batch, heads, length, length)
+        cross["memory_mask"] = (rng.random((batch * heads, length, length + 2)) < 0.4)
+    encoder, decoder = EncoderLayer(d_model, heads, 20), DecoderLayer(d_model, heads, 20)
+    decoder_kwargs = {"tgt_mask": kwargs.get("src_mask"), "tgt_key_padding_mask": kwargs.get("src_key_padding_mask"),
+                      **cross}
+    whole = whole_batch(encoder, x, **kwargs), whole_batch(decoder, x, memory, **decoder_kwargs)
+    monkeypatch.setattr(transformer, "CHUNK_NUMBERS", 1)
+    np.testing.assert_array_equal(encoder(x, **kwargs), whole[0])
+    np.testing.assert_array_equal(decoder(x, memory, **decoder_kwargs), whole[1])
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
