@@ -268,7 +268,7 @@ def _lora(rng, d_model, rank, num_layers, targets, n_heads, n_kv_heads, d_ff, as
         width = kv * d // h
         matrices = [("W_q", d, d), ("W_k", d, width), ("W_v", d, width), ("W_o", d, d)]
         params |= {"n_heads": h, "n_kv_heads": kv}
-        said += f"，每层 {h} 个 query 头、{kv} 个 K/V 头（head_dim = {d // h}，W_k、W_v 为 {d} × {width}）"
+        said += f"，每层 {h} 个 query 头、{kv} 个 K/V 头，head_dim = {d // h}，W_k、W_v 为 {d} × {width}"   # inside （）
         if targets == "all":
             f = d_ff if d_ff is not None else (8 * d // 3 + 255) // 256 * 256
             params["d_ff"] = f
