@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from importlib.resources import files
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from studytool.i18n import _, is_chinese
 
@@ -223,6 +223,34 @@ def check_vocabulary(paths: Sequence[Path] = ()) -> list[str]:
         for text in texts(node):
             problems += drift(text, terms, lines, str(target))
     return problems
+
+
+def generated_drift(decks: Sequence[Any], seeds: int = 3) -> list[str]:
+    """`decks audit`'s part on the vocabulary: the words generated cards write (prompt, options, worked solution)
+    at every level over a few seeds, against the bundled glossary, a line per card and word. (Their spacing is not
+    checked: a tokenized sentence, `深度 学习 非常 强大`, is spaced on purpose.)"""
+    from studytool.decks.loader import read_yaml
+    from studytool.problems.levels import LEVELS
+
+    problems: list[str] = []
+    terms = parse_terms(read_yaml(bundled_glossary(), "glossary.yaml", problems), "glossary.yaml", problems)
+    found: dict[tuple[str, str], str] = {}
+    for card in (card for deck in decks for card in deck.cards if card.kind == "generated"):
+        for level in LEVELS:
+            for seed in range(seeds):
+                variant = card.pose(seed, level)
+                for text in (variant.prompt, *map(str, variant.options), *map(str, variant.solution)):
+                    if not is_chinese(text):
+                        continue
+                    for term in terms:
+                        masked = term.glosses.sub(lambda m: "\0" * len(m.group()), text)
+                        for match in term.variants.finditer(masked):
+                            found.setdefault((card.key, match.group()), _(
+                                "{card} (level {level}, seed {seed}): {variant!r} drifts from the glossary: write "
+                                "{word!r} ({term}, glossary.yaml)").format(
+                                card=card.key, level=level, seed=seed, variant=match.group(), word=term.word,
+                                term=term.term))
+    return [*problems, *found.values()]
 
 
 def _value(node: Node, key: str) -> Node | None:
