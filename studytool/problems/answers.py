@@ -279,9 +279,9 @@ def format_hint(variant: Variant) -> str:
         return _("One number, e.g. {example} or {grouped} ({tolerance}).").format(
             example=example, grouped=f"{int(example):,}", tolerance=_tolerance_text(tol))
     if kind == "scalar":
+        # symbols, not numbers: an example chosen to differ from the answer told where the answer was (issue 23)
         return _("One number, e.g. {example} or a fraction like {fraction} ({tolerance}).").format(
-            example=_unlike(variant.answer, ("-0.1234", "0.5678")), fraction=_unlike(variant.answer, ("3/7", "5/9")),
-            tolerance=_tolerance_text(tol))
+            example="x." + "x" * (_decimals(tol) or 1), fraction="a/b", tolerance=_tolerance_text(tol))
     if kind == "vector":
         n = len(variant.answer)
         return _("{n} numbers, e.g. {example} or {spaced} ({tolerance}).").format(

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import divisible, int_in, matrix, numbers, pinned_length, range_holds, sizes
-from studytool.problems.drawing import FOUR_DECIMALS, TRIES, distinct_ints, floats, mat, num, pick, plain, rows, vec
+from studytool.problems.drawing import (FOUR_DECIMALS, TRIES, distinct_ints, floats, mat, num, pick, plain, rows,
+                                        saturated, vec)
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
 
@@ -77,9 +78,12 @@ def softmax(rng: np.random.Generator, *, x, size, low, high, ask) -> Variant:
     import numpy as np
     from studytool import engine
 
-    if x is None:
-        x = distinct_ints(rng, size or int(rng.integers(3, 5)), low, high)
-    xs = np.asarray(x, dtype=float)
+    drawn = x is None
+    for _ in range(TRIES):   # a drawn x: never a probability that shows as 0.0000 or 1.0000
+        xs = np.asarray(distinct_ints(rng, size or int(rng.integers(3, 5)), low, high) if drawn else x, dtype=float)
+        if not drawn or not saturated(engine.softmax(xs)):
+            break
+    x = xs.astype(int).tolist() if drawn else x
     total = float(xs.sum())
     return _SOFTMAX_QUESTIONS[ask](xs, engine.softmax(xs), xs / total if total else None,
                                    {"x": plain(list(x)), "ask": ask})

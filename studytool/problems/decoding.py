@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import is_number, numbers
-from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, num, pick, plain, vec
+from studytool.problems.drawing import FOUR_DECIMALS, TRIES, distinct_ints, floats, num, pick, plain, saturated, vec
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
 
@@ -39,9 +39,13 @@ def temperature_softmax(rng: np.random.Generator, *, logits, temperature, ask) -
     import numpy as np
     from studytool import engine
 
-    z = np.asarray(logits if logits is not None else distinct_ints(rng, int(rng.integers(3, 5)), -1, 4), dtype=float)
-    t = temperature if temperature is not None else float(pick(rng, (0.5, 2.0, 0.25, 4.0)))
-    p = engine.softmax(z / t)
+    for _ in range(TRIES):   # drawn logits and T: never a probability that shows as 0.0000 or 1.0000
+        z = np.asarray(logits if logits is not None else distinct_ints(rng, int(rng.integers(3, 5)), -1, 4),
+                       dtype=float)
+        t = temperature if temperature is not None else float(pick(rng, (0.5, 2.0, 0.25, 4.0)))
+        p = engine.softmax(z / t)
+        if not saturated(p) or logits is not None and temperature is not None:
+            break
     plain_p = engine.softmax(z)
     params = {"logits": plain(list(logits if logits is not None else z.astype(int))), "temperature": t, "ask": ask}
     scaled = z / t
@@ -71,10 +75,14 @@ _SHARP = (0.75, 0.8, 0.85, 0.9, 0.95, 0.98)   # after B it is nearly sure
 
 
 def _two_steps(rng: np.random.Generator) -> tuple[float, float, float]:
-    """P(A), P(X | A), P(X | B) such that greedy (A first) misses the most probable sequence, which starts with B."""
+    """P(A), P(X | A), P(X | B) with a clear margin between the two prefixes' best sequences (so rounding never
+    decides). Greedy takes A first; in half the draws the most probable sequence starts with B (greedy misses
+    it), in the other half with A: whichever wins, only the two products tell, never "the surprise word"."""
+    b_wins = bool(rng.integers(2))
     while True:
         first, flat, sharp = pick(rng, _FIRST), pick(rng, _FLAT), pick(rng, _SHARP)
-        if (1 - first) * sharp > first * flat + 0.01:    # a clear margin, so rounding never decides
+        margin = round((1 - first) * sharp - first * flat, 6)   # B's best over A's best
+        if (margin > 0) == b_wins and abs(margin) > 0.01:
             x_after_a = flat if rng.integers(2) else round(1 - flat, 2)   # which word the flat branch prefers
             x_after_b = sharp if rng.integers(2) else round(1 - sharp, 2)
             return first, x_after_a, x_after_b
@@ -104,8 +112,8 @@ def beam_search(rng: np.random.Generator, *, p_first, x_after_a, x_after_b, ask)
     """Greedy decoding vs beam search (k = 2) over two steps of two words each (params: p_first, x_after_a,
     x_after_b, ask).
 
-    Drawn probabilities always make greedy choose A first and miss the most probable sequence,
-    which starts with B: the point of keeping k candidates.
+    Drawn probabilities make greedy choose A first; the most probable sequence starts with B in half the
+    draws (greedy misses it: the point of keeping k candidates) and with A in the other half.
     """
     import numpy as np
 

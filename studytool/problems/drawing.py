@@ -20,8 +20,27 @@ TRIES = 100
 FOUR_DECIMALS = Tolerance(abs=1e-4)
 
 
+def saturated(probabilities: Any) -> bool:
+    """Some probability shows as 0.0000 or 1.0000 at the 4 decimals asked: a near-one-hot key asks nothing."""
+    return any(round(float(p), 4) in (0.0, 1.0) for p in probabilities)
+
+
 def pick(rng: np.random.Generator, options: Sequence[T]) -> T:
     return options[int(rng.integers(len(options)))]
+
+
+def mirrored_options(rng: np.random.Generator, template: str, phrases: Sequence[str]) -> tuple[tuple[str, ...], int, int]:
+    """Every `template.format(a=..., b=...)` of two different phrases, shuffled; returns (options, right, mirror),
+    the right one being (phrases[0], phrases[1]) and its mirror (phrases[1], phrases[0]).
+
+    Each option has its mirror among the others, and the phrases are written alike (one width, one ending,
+    no shared pair of characters), so neither "the longest" nor "the one most like the others" picks the key.
+    """
+    from itertools import permutations
+
+    written = [template.format(a=a, b=b) for a, b in permutations(phrases, 2)]
+    shown = tuple(written[i] for i in rng.permutation(len(written)))
+    return shown, shown.index(written[0]), shown.index(template.format(a=phrases[1], b=phrases[0]))
 
 
 def distinct_ints(rng: np.random.Generator, n: int, lo: int, hi: int) -> list[int]:

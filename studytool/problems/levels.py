@@ -61,16 +61,33 @@ def _distinct(size: int, low: int, high: int, nonzero: bool = False) -> Callable
     return draw
 
 
+def _unsaturated(size: int, low: int, high: int, temperatures: tuple[float, ...]) -> Callable[[Any], tuple]:
+    """Logits and a temperature whose softmax shows no 0.0000 or 1.0000 (a near-one-hot key asks nothing)."""
+    def draw(rng) -> tuple[list[int], float]:
+        import numpy as np
+        from studytool import engine
+        from studytool.problems.drawing import saturated
+
+        while True:
+            logits, t = _distinct(size, low, high)(rng), temperatures[int(rng.integers(len(temperatures)))]
+            if not saturated(engine.softmax(np.asarray(logits) / t)):
+                return logits, t
+    return draw
+
+
 BEAM = ("p_first", "x_after_a", "x_after_b")
 
 
 def _close_call(most: float) -> Callable[[Any], tuple[float, float, float]]:
-    """P(A), P(X | A), P(X | B) where greedy (A first) still misses the best sequence, which starts with B, by
-    0.01..`most`: the closer the call, the more the products must be worked out rather than eyed."""
+    """P(A), P(X | A), P(X | B) where the best sequences after A and after B differ by 0.01..`most`: the closer
+    the call, the more the products must be worked out rather than eyed. Half the draws B's wins (greedy, A
+    first, misses it), half A's."""
     def draw(rng) -> tuple[float, float, float]:
+        b_wins = bool(rng.integers(3, 7) % 2)   # not level 1's rng.integers(2): each level decides afresh
         while True:
             first, flat, sharp = (int(rng.integers(lo, hi)) / 100 for lo, hi in ((52, 66), (52, 70), (70, 99)))
-            if 0.01 < (1 - first) * sharp - first * flat <= most:   # B's best over A's best
+            margin = (1 - first) * sharp - first * flat   # B's best over A's best
+            if 0.01 < (margin if b_wins else -margin) <= most:
                 return (first, flat if rng.integers(2) else round(1 - flat, 2),
                         sharp if rng.integers(2) else round(1 - sharp, 2))
     return draw
@@ -134,7 +151,7 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
     # level 3: five logits at awkward temperatures (T = 0.1 made answers one-hot, 1.0000, 0.0000, ...; with T >= 0.6
     # and five distinct logits in -3..5 the top gap is at most 5, e^(-5/0.6) = 0.0002: nothing rounds to 1)
     "temperature_softmax": {2: {"temperature": (0.25, 3)},
-                            3: {"temperature": (0.6, 0.75, 1.5, 2.5), "logits": _distinct(5, -3, 5),
+                            3: {("logits", "temperature"): _unsaturated(5, -3, 5, (0.6, 0.75, 1.5, 2.5)),
                                 "ask": ("vector",)}},
     "rms_norm": {2: {"x": _distinct(5, -9, 9, nonzero=True)}, 3: {"x": _distinct(6, -20, 20, nonzero=True)}},
     "rope_score": {2: {"m": (6, 7), "n": (0, 2)}, 3: {"m": (9,), "n": (3,), "ask": ("score",)}},

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import index_below, int_in, numbers, text, tokens
-from studytool.problems.drawing import mat, pick, plain, rows, vec
+from studytool.problems.drawing import TRIES, mat, pick, plain, rows, vec
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
 
@@ -91,13 +91,21 @@ def _causal_matrix(c: _Causal, rng: np.random.Generator) -> Variant:
 
 def _causal_visible(c: _Causal, rng: np.random.Generator) -> Variant:
     n = c.n
-    # with padding, a row before the last real token's next is the causal mask's alone, and the one right after
-    # it is what forgetting the diagonal gives: only the padded query rows after that need both masks
-    t = c.t if c.t is not None else int(rng.integers(n - c.pad + 1 if c.pad else 0, n))
+    real = n - c.pad
+    if c.t is not None:
+        t = c.t
+    elif c.pad and rng.integers(2):
+        t = int(rng.integers(real, n))          # a padded query: the padding mask decides its row
+    else:
+        # a real query (before the last real one, where both masks give the same row): the causal mask decides
+        t = int(rng.integers(0, real - 1 if c.pad else n))
     row = c.allowed[t]
-    hints = (Hint(tuple(float(j < t) for j in range(n)), "第 t 步也能看到自己（对角线允许）。"),
+    wrong = (Hint(tuple(float(j < t) for j in range(n)), "第 t 步也能看到自己（对角线允许）。"),
              Hint(tuple(float(j >= t) for j in range(n)), "方向反了：能看的是过去，不是未来。"),
-             *c.causal_only(tuple(float(j <= t) for j in range(n))))
+             *c.causal_only(tuple(float(j <= t) for j in range(n))),
+             *((Hint(tuple(float(j < real) for j in range(n)), "还有因果掩码：第 t 行看不到 t 之后的位置。"),)
+               if c.pad else ()))
+    hints = tuple(hint for hint in wrong if hint.answer != tuple(float(v) for v in row))
     return Variant(c.head + f"第 t = {t} 行（第 {t} 个位置）对 {n} 个 key 的允许情况是什么？"
                    f"（1 = 可以看，0 = 遮住，{n} 个数）", "vector", tuple(float(v) for v in row), None,
                    c.steps[:1] + (mask_step(f"第 {t} 行 = ", vec(row), c.blocked[t], "causal", t),), hints,
@@ -120,18 +128,6 @@ def _causal_blocked(c: _Causal, rng: np.random.Generator) -> Variant:
                    c.steps, hints, params=c.params)
 
 
-def _padded_row(p: Mapping[str, Any]) -> str | None:
-    """A row that needs both masks: a padded query after the first padded one (see _causal_visible)."""
-    pad, n, t = p.get("pad") or 0, p.get("n"), p.get("t")
-    if not pad or p.get("ask") not in (None, "visible"):
-        return None
-    if pad == 1:
-        return "pad 1 leaves ask=visible no row that needs both masks: pad at least 2, or pin another ask"
-    if n is not None and t is not None and t < n - pad + 1:
-        return f"with pad {pad}, t must be at least n - pad + 1 = {n - pad + 1}: earlier rows ignore the padding"
-    return None
-
-
 _CAUSAL_QUESTIONS = {"matrix": _causal_matrix, "allowed": _causal_allowed, "blocked": _causal_blocked,
                      "visible": _causal_visible}
 
@@ -148,7 +144,7 @@ _CAUSAL_QUESTIONS = {"matrix": _causal_matrix, "allowed": _causal_allowed, "bloc
               int_in(0, 6)),
     ),
     example={"n": 4, "ask": "matrix"},
-    constraints=(index_below("t", "n"), index_below("pad", "n"), _padded_row),
+    constraints=(index_below("t", "n"), index_below("pad", "n")),
     small={"matrix": "one lower-triangular matrix per hand-writable length n (3..6)"},
 )
 def causal_mask(rng: np.random.Generator, *, n, t, pad, ask) -> Variant:
@@ -258,8 +254,12 @@ def padding_mask(rng: np.random.Generator, *, lengths, batch, max_len, ask) -> V
     """
     from studytool import engine
 
-    if lengths is None:
+    if lengths is None:   # more than one padded position: a count of 1 asks nothing (issue 23)
         lengths = _draw_lengths(rng, batch, max_len)
+        for _ in range(TRIES):
+            if (max_len or max(lengths)) * len(lengths) - sum(lengths) > 1:
+                break
+            lengths = _draw_lengths(rng, batch, max_len)
     max_len = max_len if max_len is not None else max(lengths)
     mask = engine.padding_mask(lengths, max_len).astype(int)  # (B, max_len), 1 = padding (blocked)
     params = {"lengths": plain(list(lengths)), "max_len": max_len, "ask": ask}

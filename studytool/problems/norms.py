@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import int_in, matrix, numbers, pinned_length, range_holds
-from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, floats, mat, num, pick, plain, rows, total, vec
+from studytool.problems.drawing import FOUR_DECIMALS, distinct_ints, mirrored_options, floats, mat, num, pick, plain, rows, total, vec
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
 
@@ -169,13 +169,7 @@ def _draw_batch(rng: np.random.Generator, batch, features, low: int, high: int) 
 
 def _axis_options(rng: np.random.Generator) -> tuple[tuple[str, ...], int, int]:
     """Shuffled options; returns (options, right index, the swapped-directions index)."""
-    right = "BN：每一维（列）跨样本统计；LN：每个样本（行）内跨特征统计"
-    swapped = "BN：每个样本（行）内跨特征统计；LN：每一维（列）跨样本统计"
-    others = ("BN 和 LN 都在每一维（列）上跨样本统计", "BN 和 LN 都在每个样本（行）内跨特征统计")
-    options = [right, swapped, *others]
-    order = rng.permutation(len(options))
-    shuffled = tuple(options[i] for i in order)
-    return shuffled, shuffled.index(right), shuffled.index(swapped)
+    return mirrored_options(rng, "BN：{a}；LN：{b}", ("按列跨样本统计", "按行跨特征统计", "按全表一起统计"))
 
 
 @dataclass(frozen=True)
@@ -256,7 +250,7 @@ def _small_batch(p: Mapping[str, Any]) -> str | None:
     ),
     example={"x": [[1, 10], [3, 14]], "ask": "output"},
     constraints=(_small_batch, range_holds("batch", "x", 4)),
-    small={"axis": "a choice among 4 fixed statements: the answer is one of 4 letters"},
+    small={"axis": "a choice among 6 fixed statements: the answer is one of 6 letters"},
 )
 def batch_norm(rng: np.random.Generator, *, x, batch, features, low, high, ask) -> Variant:
     """BatchNorm of a small batch, and LN on the same matrix (params: x, batch, features, low, high, ask).

@@ -383,6 +383,12 @@ def test_format_examples_never_equal_the_answer_even_when_the_answer_is_the_usua
                        if t not in ("4", "0.0001")), hint
 
 
+def test_a_float_format_line_is_the_same_whatever_the_answer():
+    # issue 23: the example switched from 3/7 to 5/9 exactly when the answer was near 3/7
+    hints = {format_hint(Variant("q", "scalar", answer, FOUR)) for answer in (3 / 7, 5 / 9, -0.1234, 0.5678, 2.5)}
+    assert len(hints) == 1 and "a/b" in hints.pop()
+
+
 def test_a_vector_hint_shows_as_many_entries_as_the_answer_has():
     two = Variant("q", "vector", (1.5, 2.5), FOUR)
     assert "2 numbers, e.g. [a, b] or a b" in format_hint(two)
