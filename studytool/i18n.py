@@ -676,4 +676,25 @@ ZH: dict[str, str] = {
     "target (shifted right) + positional encoding": "目标序列（右移）+ 位置编码",
     "target (shifted right) embedding": "目标序列（右移）词嵌入",
     "target (shifted right) token ids": "目标序列（右移）词元编号",
+    # decks audit: issue 23's fairness of generated cards
+    "every generated card, at every level: no knowledge-free rule beats chance by more than 10 points, 20+ answers "
+    "per 100 seeds, no degenerate key in more than 5% of draws":
+        "每张生成卡在每个难度下：不靠知识的规则至多比随机高 10 个百分点，每 100 个种子 20 个以上不同答案，"
+        "退化的答案不超过 5%",
+    "level 3 of every generated card takes more worked steps than level 1": "每张生成卡难度 3 的解题步骤多于难度 1",
+    "at most 4 computed numbers to type at level 1, 8 at level 2": "难度 1 至多手算输入 4 个数，难度 2 至多 8 个",
+    "{card}: {problems}": "{card}：{problems}",
+    "{rule} right in {share:.0%} (chance {chance:.0%})": "“{rule}”答对 {share:.0%}（随机 {chance:.0%}）",
+    "one letter right in {share:.0%}": "某个字母在 {share:.0%} 的抽题中是答案",
+    "level {level}: {n} distinct answers in {seeds} draws": "难度 {level}：{seeds} 次抽题只有 {n} 个不同答案",
+    "a degenerate key in {share:.0%} of draws": "{share:.0%} 的抽题答案是退化的",
+    "level 3 takes {three:g} worked steps, level 1 {one:g}": "难度 3 的解题步骤 {three:g} 步，难度 1 {one:g} 步",
+    "level {level}: {n} computed numbers to type (at most {most})": "难度 {level}：要手算输入 {n} 个数（至多 {most} 个）",
+    "first option": "选第一个选项",
+    "longest option": "选最长的选项",
+    "option most like the others": "选最像其他选项的那个",
+    "the shown order": "按显示的顺序",
+    "first shape in the prompt": "抄题面里的第一个形状",
+    "the less likely first word": "选第一个词概率较小的那条",
+    "the padding row alone": "只看 padding 那一行",
 }

@@ -22,6 +22,10 @@ from typing import Any
 
 from studytool.decks.model import Card, Deck
 
+# issue 23's checks of generated cards (`fairness.py`): no rule beats an item, answers vary and no key is degenerate
+# at every level; level 3 asks a combined question; level 1 and 2 stay hand-sized
+FAIRNESS_CHECKS = ("fair_items", "level_sizes")
+
 SEEDS = 100                   # showings per card
 MAX_LETTER_SHARE = 0.40       # no letter right in more than 40% of single-answer choice showings
 TRUE_SHARE = (0.35, 0.65)     # true/false statements true in 35-65% of showings
@@ -67,6 +71,7 @@ class DeckAudit:
     all_but_one_share: float | None = None    # multi-select showings with every option but one right
     negation_cue: float | None = None     # true/false showings that "true iff a negation" gets right
     prompt_leaks: dict[str, int] = field(default_factory=dict)       # draws where a shown number is the answer
+    unfair: dict[str, dict[str, list[str]]] = field(default_factory=dict)   # generated: card -> check -> problems
     items: list[CardStats] = field(default_factory=list)
 
 
@@ -87,10 +92,19 @@ class Audit:
                 "decks": [asdict(deck) for deck in self.decks]}
 
 
-def audit(decks: Sequence[Deck], log: Iterable[dict[str, Any]] = (), seeds: int = SEEDS) -> Audit:
-    """Audit `decks` over `seeds` showings per card; `log` rows (card, correct, duration_ms, params) add item stats."""
+def audit(decks: Sequence[Deck], log: Iterable[dict[str, Any]] = (), seeds: int = SEEDS,
+          fair_seeds: int | None = None) -> Audit:
+    """Audit `decks` over `seeds` showings per card; `log` rows (card, correct, duration_ms, params) add item stats.
+    Issue 23's fairness of every generated card is measured over `fair_seeds` draws at each level (default
+    `seeds`; the test suite uses fewer)."""
+    from studytool.decks.fairness import audit_cards
+
     rows = list(log)
     reports = [_deck(deck, seeds, rows) for deck in decks]
+    for deck, report in zip(decks, reports):
+        measured = audit_cards(deck.cards, fair_seeds or seeds)
+        report.unfair = {m.card.split("/", 1)[1]: m.problems(fair_seeds or seeds) for m in measured
+                         if m.problems(fair_seeds or seeds)}
     pairs = near_duplicates([card for deck in decks for card in deck.cards])
     fixed = sum(len(r.fixed_numeric) for r in reports)
     checks = {
@@ -109,6 +123,8 @@ def audit(decks: Sequence[Deck], log: Iterable[dict[str, Any]] = (), seeds: int 
         "negation_cue": all(r.negation_cue is None or max(r.negation_cue, 1 - r.negation_cue) <= MAX_NEGATION_CUE
                             for r in reports),
         "prompt_numbers": not any(r.prompt_leaks for r in reports),
+        **{check: not any(check in problems for r in reports for problems in r.unfair.values())
+           for check in FAIRNESS_CHECKS},
     }
     return Audit(reports, pairs, fixed, checks)
 

@@ -32,6 +32,7 @@ MIN_DISTINCT = 0.20      # distinct answers per draw at each level (20 per 100 s
 MAX_DEGENERATE = 0.05    # draws whose key is degenerate
 MAX_COMPUTED = {1: 4, 2: 8}   # computed (non-integer) numbers a learner types at a level
 LEVELS = (1, 2, 3)
+CHECKS = ("fair_items", "level_three_combines", "level_sizes")   # what `problems` groups its findings by
 
 
 @dataclass
@@ -49,22 +50,40 @@ class CardFairness:
     def beaten_by(self) -> list[str]:
         return [rule for rule, share in self.rules.items() if share > self.chance[rule] + MARGIN]
 
-    def problems(self, seeds: int) -> list[str]:
-        found = [f"rule {rule} {self.rules[rule]:.0%} > chance {self.chance[rule]:.0%} + 10" for rule in self.beaten_by()]
-        if self.letters:
-            worst = max(self.letters.values())
-            if worst > 1 / len(self.letters) + MARGIN:
-                found.append(f"letters unbalanced ({worst:.0%})")
-        elif not self.small:
-            found += [f"level {level}: {n} distinct answers in {seeds}" for level, n in self.distinct.items()
-                      if n < MIN_DISTINCT * seeds]
+    def problems(self, seeds: int) -> dict[str, list[str]]:
+        """What fails, by check (`CHECKS`), in the interface language; empty: the card is fair."""
+        found = {"fair_items": self._unfair(seeds), "level_three_combines": self._flat(),
+                 "level_sizes": self._too_many()}
+        return {check: problems for check, problems in found.items() if problems}
+
+    def _unfair(self, seeds: int) -> list[str]:
+        from studytool.i18n import _
+
+        names = rule_names()
+        found = [_("{rule} right in {share:.0%} (chance {chance:.0%})").format(
+            rule=names[rule], share=self.rules[rule], chance=self.chance[rule]) for rule in self.beaten_by()]
+        if self.letters and max(self.letters.values()) > 1 / len(self.letters) + MARGIN:
+            found.append(_("one letter right in {share:.0%}").format(share=max(self.letters.values())))
+        if not self.letters and not self.small:
+            found += [_("level {level}: {n} distinct answers in {seeds} draws").format(level=level, n=n, seeds=seeds)
+                      for level, n in self.distinct.items() if n < MIN_DISTINCT * seeds]
         if self.degenerate > MAX_DEGENERATE:
-            found.append(f"degenerate key in {self.degenerate:.0%}")
-        if self.steps and not self.steps[3] > self.steps[1]:
-            found.append(f"level 3 takes {self.steps[3]:g} steps, level 1 {self.steps[1]:g}")
-        found += [f"level {level}: {n} computed numbers to type (at most {MAX_COMPUTED[level]})"
-                  for level, n in self.computed.items() if n > MAX_COMPUTED.get(level, n)]
+            found.append(_("a degenerate key in {share:.0%} of draws").format(share=self.degenerate))
         return found
+
+    def _flat(self) -> list[str]:
+        from studytool.i18n import _
+
+        if self.steps[3] > self.steps[1]:
+            return []
+        return [_("level 3 takes {three:g} worked steps, level 1 {one:g}").format(three=self.steps[3], one=self.steps[1])]
+
+    def _too_many(self) -> list[str]:
+        from studytool.i18n import _
+
+        return [_("level {level}: {n} computed numbers to type (at most {most})").format(
+            level=level, n=n, most=MAX_COMPUTED[level]) for level, n in self.computed.items()
+            if n > MAX_COMPUTED[level]]
 
 
 def measure(card: Card, seeds: int) -> CardFairness:
@@ -102,6 +121,17 @@ def measure(card: Card, seeds: int) -> CardFairness:
 
 
 # --- the knowledge-free rules -----------------------------------------------------------------
+
+
+def rule_names() -> dict[str, str]:
+    """Each rule's name in the interface language (built at call time: `_()` follows `--lang`)."""
+    from studytool.i18n import _
+
+    return {"first option": _("first option"), "longest option": _("longest option"),
+            "most similar option": _("option most like the others"), "shown order": _("the shown order"),
+            "first shape in the prompt": _("first shape in the prompt"),
+            "less likely first word": _("the less likely first word"),
+            "padding row alone": _("the padding row alone")}
 
 
 def play(variant) -> dict[str, tuple[bool, float]]:

@@ -111,7 +111,8 @@ def _shaped(a: np.ndarray) -> tuple[str, tuple]:
 
 
 # head widths: perfect squares (√d_k exact) and others, so d_k and √d_k take a dozen values
-_HEAD_WIDTHS = (16, 24, 32, 36, 48, 64, 80, 96, 100, 128, 144, 256)
+_HEAD_WIDTHS = (16, 20, 24, 28, 32, 36, 40, 48, 56, 60, 64, 72, 80, 96, 100, 112, 120, 128, 144, 160, 192, 196,
+                225, 256)
 
 
 def _draw_heads(rng: np.random.Generator, d_model, n_heads) -> tuple[int, int]:

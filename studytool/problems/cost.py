@@ -130,7 +130,7 @@ def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads
     heads = [c for c in (2, 4, 8) if d_model is None or d_model % c == 0] or [1]
     h = n_heads if n_heads is not None else pick(rng, heads)
     # small drawn sizes: a count to multiply out by hand, not a 12-digit calculator exercise
-    d = d_model if d_model is not None else h * pick(rng, (4, 6, 8, 10, 12, 16))
+    d = d_model if d_model is not None else h * pick(rng, (4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16))
     b = batch if batch is not None else int(rng.integers(1, 5))
     length = seq_len if seq_len is not None else pick(rng, (4, 8, 10, 16, 20))
     return _QUESTIONS[ask](_Attention(b, length, d, h, {"batch": b, "seq_len": length, "d_model": d, "n_heads": h,

@@ -41,8 +41,8 @@ def kv_cache(rng: np.random.Generator, *, num_layers, batch, seq_len, d_model, b
     """
     from studytool import engine
 
-    layers = num_layers if num_layers is not None else pick(rng, (6, 12, 24, 32))
-    d = d_model if d_model is not None else pick(rng, (512, 768, 1024, 2048, 4096))
+    layers = num_layers if num_layers is not None else pick(rng, (6, 8, 12, 16, 24, 32))
+    d = d_model if d_model is not None else pick(rng, (512, 640, 768, 1024, 1280, 1536, 2048, 2560, 3072, 4096))
     b = batch if batch is not None else pick(rng, (1, 2, 4, 8))
     length = seq_len if seq_len is not None else pick(rng, (512, 1024, 2048, 4096))
     width = bytes_per_value if bytes_per_value is not None else pick(rng, (2, 4))

@@ -137,8 +137,8 @@ _CAUSAL_QUESTIONS = {"matrix": _causal_matrix, "allowed": _causal_allowed, "bloc
     "The n x n causal mask: its entries, how many are allowed/blocked, which positions step t sees.",
     asks=_CAUSAL_QUESTIONS,
     params=(
-        Param("n", "sequence length (default: drawn from 3..6 for the matrix and a row, 3..14 for counts)", None,
-            int_in(2, 14)),
+        Param("n", "sequence length (default: drawn from 3..6 for the matrix, 3..8 for a row, 4..25 for counts)", None,
+            int_in(2, 30)),
         Param("t", "step for ask=visible (default: drawn below n)", None, int_in(0, 11)),
         Param("pad", "padded positions at the end, blocked as keys as well (default: 0, the causal mask alone)", 0,
               int_in(0, 6)),
@@ -157,7 +157,8 @@ def causal_mask(rng: np.random.Generator, *, n, t, pad, ask) -> Variant:
     # a pinned step must exist; n = 3 blocks 3 cells, so copying n would answer ask=blocked
     least = (4 if ask == "blocked" else 3) if t is None else max(3, t + 1)
     # a count needs no hand-written matrix: longer n; nor does a padded row, whose answer is n and pad alone
-    most = 15 if ask in ("allowed", "blocked") else 11 if ask == "visible" and pad else 7
+    # (a count up to n = 25 and a row up to 8 keys: 20 answers in 100 draws; a written matrix stays at 3..6)
+    most = 26 if ask in ("allowed", "blocked") else 11 if ask == "visible" and pad else 9 if ask == "visible" else 7
     n = n if n is not None else int(rng.integers(max(least, pad + 2), max(most, least + 1, pad + 3)))
     blocked = engine.causal_mask(n) | engine.padding_mask([n - pad], n)   # a key column j >= n - pad: padding
     allowed = (~blocked).astype(int)
@@ -255,11 +256,15 @@ def padding_mask(rng: np.random.Generator, *, lengths, batch, max_len, ask) -> V
     from studytool import engine
 
     if lengths is None:   # more than one padded position: a count of 1 asks nothing (issue 23)
-        lengths = _draw_lengths(rng, batch, max_len)
+        # a count needs no written matrix: up to 5 sentences of up to 8, so the count takes 20 values
+        wide = ask != "matrix" and batch is None and max_len is None
+        redraw = lambda: _draw_lengths(rng, batch or (int(rng.integers(2, 6)) if wide else None),  # noqa: E731
+                                       max_len or (int(rng.integers(3, 10)) if wide else None))
+        lengths = redraw()
         for _ in range(TRIES):
             if (max_len or max(lengths)) * len(lengths) - sum(lengths) > 1:
                 break
-            lengths = _draw_lengths(rng, batch, max_len)
+            lengths = redraw()
     max_len = max_len if max_len is not None else max(lengths)
     mask = engine.padding_mask(lengths, max_len).astype(int)  # (B, max_len), 1 = padding (blocked)
     params = {"lengths": plain(list(lengths)), "max_len": max_len, "ask": ask}

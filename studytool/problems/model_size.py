@@ -37,8 +37,8 @@ def tied_embeddings(rng: np.random.Generator, *, vocab, d_model, ask) -> Variant
     """
     from studytool import engine
 
-    v = vocab if vocab is not None else pick(rng, (8000, 16000, 32000, 37000, 50000))
-    d = d_model if d_model is not None else pick(rng, (256, 512, 768, 1024))
+    v = vocab if vocab is not None else pick(rng, (8000, 16000, 30000, 32000, 37000, 50000))
+    d = d_model if d_model is not None else pick(rng, (256, 384, 512, 640, 768, 1024))
     params = {"vocab": v, "d_model": d, "ask": ask}
     table = engine.count_params("embedding", d_model=d, vocab=v)   # one (V, d) matrix
     if ask == "encoder_decoder":

@@ -36,7 +36,7 @@ def rms_norm(rng: np.random.Generator, *, x, ask) -> Variant:
     from studytool import engine
 
     if x is None:
-        x = [v if v else 5 for v in distinct_ints(rng, int(rng.integers(3, 6)), -4, 6)]   # no zero vector
+        x = [v if v else 5 for v in distinct_ints(rng, int(rng.integers(3, 5)), -4, 6)]   # no zero vector, 3-4 numbers
     xs = np.asarray(x, dtype=float)
     params = {"x": plain(list(x)), "ask": ask}
     mean_square = float(np.mean(xs**2))

@@ -126,7 +126,7 @@ _LN_QUESTIONS = {"mean": _ln_mean, "sigma": _ln_sigma, "output": _ln_output, "in
     params=(
         Param("x", "the token's vector, pinned (default: drawn, distinct integers)", None,
             numbers(3, 8, spread=True)),
-        Param("size", "vector length, 3..8 (default: drawn from 3..5)", None, int_in(3, 8)),
+        Param("size", "vector length, 3..8 (default: drawn from 3..4)", None, int_in(3, 8)),
         Param("low", "smallest drawn value", 0, int_in(-99, 99)),
         Param("high", "largest drawn value", 9, int_in(-99, 99)),
         Param("scale", "invariance: the input is multiplied by this (default: drawn from ±2..5)", None,
@@ -145,7 +145,7 @@ def layer_norm(rng: np.random.Generator, *, x, size, low, high, scale, shift, as
     from studytool import engine
 
     if x is None:
-        x = distinct_ints(rng, size or int(rng.integers(3, 6)), low, high)
+        x = distinct_ints(rng, size or int(rng.integers(3, 5)), low, high)   # the notes' 3 or 4 numbers
     xs = np.asarray(x, dtype=float)
     steps, m, sigma = _ln_steps(xs)
     token = _Token(xs, tuple(steps), m, sigma, math.sqrt(float(np.sum((xs - m) ** 2)) / (len(xs) - 1)),
@@ -160,7 +160,7 @@ def _draw_batch(rng: np.random.Generator, batch, features, low: int, high: int) 
     import numpy as np
 
     features = features or 3
-    batch = batch or (pick(rng, (3, 4)) if features == 3 else 3)
+    batch = batch or 3   # level 1: at most 3 x 3, the notes' size (level 2 draws 4 x 3 and 3 x 4)
     while True:   # distinct values down every column by construction; redraw only for a constant row
         x = np.stack([rng.permutation(high - low + 1)[:batch] for _ in range(features)], axis=1) + low
         if all(len(set(row)) > 1 for row in x.tolist()):
@@ -186,6 +186,7 @@ class _Batch:
     ln_steps: tuple[str, ...]   # empty unless the solution shows LN
     head: str
     params: dict[str, Any]
+    part: int | None            # output: the sample (row) asked, ln_output: the feature (column); None: all
 
 
 def _bn_mean(b: _Batch, rng: np.random.Generator) -> Variant:
@@ -202,8 +203,17 @@ def _bn_std(b: _Batch, rng: np.random.Generator) -> Variant:
 
 
 def _bn_output(b: _Batch, rng: np.random.Generator) -> Variant:
+    unbiased = (b.xs - b.mean) / b.std_unbiased
+    if b.part is not None:   # one sample's row: every column's statistics, few numbers to type
+        i = b.part
+        hints = (Hint(floats(b.ln[i]), "这是这一行自己的 LayerNorm；BN 按列跨样本归一，要用每一列的均值和标准差。"),
+                 Hint(floats(unbiased[i]), "你用了无偏标准差（除以 N−1）；BN 除以 N。"))
+        return Variant(b.head + f"{_BN_RULE}，第 {i + 1} 个样本（第 {i + 1} 行）的输出是什么？（{b.xs.shape[1]} 个数）",
+                       "vector", floats(b.bn[i]), FOUR_DECIMALS,
+                       (*b.bn_steps[:2], f"第 {i + 1} 行：(x − 列均值) / 列标准差 = {vec(b.bn[i])}"), hints,
+                       params={**b.params, "part": i})
     hints = (Hint(rows(b.ln), "这是 LayerNorm（按行）的结果；BN 按列跨样本归一。"),
-             Hint(rows((b.xs - b.mean) / b.std_unbiased), "你用了无偏标准差（除以 N−1）；BN 除以 N。"))
+             Hint(rows(unbiased), "你用了无偏标准差（除以 N−1）；BN 除以 N。"))
     return Variant(b.head + f"{_BN_RULE}，输出矩阵是什么？", "matrix", rows(b.bn), FOUR_DECIMALS, b.bn_steps,
                    hints, params=b.params)
 
@@ -211,10 +221,17 @@ def _bn_output(b: _Batch, rng: np.random.Generator) -> Variant:
 def _bn_ln_output(b: _Batch, rng: np.random.Generator) -> Variant:
     import numpy as np
 
-    hints = (Hint(rows(b.bn), "这是 BatchNorm（按列）的结果；LN 在每个样本（行）内归一。"),)
     compare = (f"对照：同一个矩阵按列做 BN 得 {mat(b.bn)}，" +
                ("在这个矩阵上恰好与 LN 相同（巧合，统计方向仍不同）" if np.allclose(b.bn, b.ln)
                 else "与 LN 的结果不同：统计的方向不同"))
+    if b.part is not None:   # one feature's column: every row's statistics, few numbers to type
+        j = b.part
+        hints = (Hint(floats(b.bn[:, j]), "这是 BatchNorm（按列）的结果；LN 在每个样本（行）内归一，每行用自己的统计量。"),)
+        return Variant(b.head + f"对每个样本做 LayerNorm（{_LN_RULE[2:]}），输出矩阵的第 {j + 1} 列（第 {j + 1} 维）是什么？"
+                       f"（{b.xs.shape[0]} 个数）", "vector", floats(b.ln[:, j]), FOUR_DECIMALS,
+                       (*b.ln_steps, f"取第 {j + 1} 列：{vec(b.ln[:, j])}", compare), hints,
+                       params={**b.params, "part": j})
+    hints = (Hint(rows(b.bn), "这是 BatchNorm（按列）的结果；LN 在每个样本（行）内归一。"),)
     return Variant(b.head + f"对每个样本做 LayerNorm（{_LN_RULE[2:]}），输出矩阵是什么？", "matrix", rows(b.ln),
                    FOUR_DECIMALS, (*b.ln_steps, compare), hints, params=b.params)
 
@@ -228,6 +245,17 @@ def _bn_axis(b: _Batch, rng: np.random.Generator) -> Variant:
 
 
 _BN_QUESTIONS = {"mean": _bn_mean, "std": _bn_std, "output": _bn_output, "ln_output": _bn_ln_output, "axis": _bn_axis}
+
+
+def _part_exists(p: Mapping[str, Any]) -> str | None:
+    """A pinned part is a row (output) or column (ln_output) the batch has."""
+    if p.get("part") is None:
+        return None
+    if p.get("ask") not in ("output", "ln_output"):
+        return "part is asked only for ask=output (a row) or ask=ln_output (a column)"
+    rows_, cols = (len(p["x"]), len(p["x"][0])) if p.get("x") else (p.get("batch") or 3, p.get("features") or 3)
+    bound = rows_ if p["ask"] == "output" else cols
+    return None if p["part"] < bound else f"part ({p['part']}) must be below {bound}"
 
 
 def _small_batch(p: Mapping[str, Any]) -> str | None:
@@ -247,12 +275,14 @@ def _small_batch(p: Mapping[str, Any]) -> str | None:
         Param("features", "number of features per sample (default: 3)", None, int_in(2, 4)),
         Param("low", "smallest drawn value", 0, int_in(-99, 99)),
         Param("high", "largest drawn value", 15, int_in(-99, 99)),
+        Param("part", "output: the sample (row) asked, ln_output: the feature (column), from 0 (default: drawn when "
+                      "the output has more than 4 numbers, so at most 4 are typed by hand)", None, int_in(0, 3)),
     ),
     example={"x": [[1, 10], [3, 14]], "ask": "output"},
-    constraints=(_small_batch, range_holds("batch", "x", 4)),
+    constraints=(_small_batch, range_holds("batch", "x", 4), _part_exists),
     small={"axis": "a choice among 6 fixed statements: the answer is one of 6 letters"},
 )
-def batch_norm(rng: np.random.Generator, *, x, batch, features, low, high, ask) -> Variant:
+def batch_norm(rng: np.random.Generator, *, x, batch, features, low, high, part, ask) -> Variant:
     """BatchNorm of a small batch, and LN on the same matrix (params: x, batch, features, low, high, ask).
 
     The notes' example pins x=[[1, 10], [3, 14]]: means [2, 12], stds [1, 2], output [[-1, -1], [1, 1]].
@@ -278,5 +308,7 @@ def batch_norm(rng: np.random.Generator, *, x, batch, features, low, high, ask) 
     params = {"x": plain(xs.astype(int) if np.all(xs == np.round(xs)) else xs), "ask": ask}
     head = f"一个 batch 有 {n} 个样本、每个 {d} 维（每行一个样本）：x = {mat(xs)}。"
     std_unbiased = np.sqrt(((xs - mean) ** 2).sum(axis=0) / (n - 1))
+    if part is None and ask in ("output", "ln_output") and n * d > 4:
+        part = int(rng.integers(n if ask == "output" else d))
     return _BN_QUESTIONS[ask](_Batch(xs, mean, std, std_unbiased, bn, ln, tuple(bn_steps), tuple(ln_steps), head,
-                                     params), rng)
+                                     params, part), rng)

@@ -17,7 +17,9 @@ _NOTES = "只数权重矩阵，不计偏置和 LayerNorm，即讲义的算法"
 _FULL = "偏置和 LayerNorm 的 γ、β 都算上，同 PyTorch 的 nn.TransformerEncoderLayer / DecoderLayer"
 
 
-_WIDTHS = (64, 128, 192, 256, 320, 384, 512, 640, 768, 1024)
+# multiples of 16 (4, 8 and 16 heads all divide them), 24 of them: a count of d alone takes 20 values in 100 draws
+_WIDTHS = (64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 832, 896,
+           960, 1024, 1280)
 _FFN_WIDTHS = (256, 512, 1024, 1536, 2048, 3072, 4096)   # ask=ffn_share: d_ff drawn apart from d, so the share varies
 
 

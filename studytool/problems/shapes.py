@@ -226,6 +226,11 @@ def cross_attention_shapes(rng: np.random.Generator, *, batch, src_len, tgt_len,
     return Variant(head + f"{what}，形状是什么？", "shape", answer, None, steps, hints, params=params)
 
 
+# 24 widths: W₁'s (d_model, d_ff) takes 20 values in 100 draws
+_FFN_WIDTHS = (64, 96, 128, 160, 192, 224, 256, 320, 384, 448, 512, 576, 640, 704, 768, 832, 896, 960, 1024, 1152,
+               1280, 1408, 1536, 2048)
+
+
 @generator(
     "ffn_shapes",
     "The position-wise FFN: expand to d_ff = 4 d_model, ReLU, contract back; weight shapes.",
@@ -242,7 +247,7 @@ def ffn_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, d_ff, ask) 
     The notes' example pins batch=32, seq_len=10, d_model=512, d_ff=2048, ask=expand: [32, 10, 2048].
     """
     for _ in range(TRIES):
-        d = d_model if d_model is not None else pick(rng, (64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536))
+        d = d_model if d_model is not None else pick(rng, _FFN_WIDTHS)
         b = batch if batch is not None else int(rng.integers(2, 65))
         length = seq_len if seq_len is not None else int(rng.integers(3, 129))
         hidden = d_ff if d_ff is not None else 4 * d

@@ -42,8 +42,8 @@ def warmup_lr(rng: np.random.Generator, *, d_model, warmup, step, ask) -> Varian
 
     The paper's base model: d_model=512, warmup=4000; its peak, at s = warmup, is 6.9877e-4.
     """
-    d = d_model if d_model is not None else pick(rng, (256, 512, 768, 1024))
-    w = warmup if warmup is not None else pick(rng, (1000, 2000, 4000, 8000))
+    d = d_model if d_model is not None else pick(rng, (256, 384, 512, 640, 768, 1024))
+    w = warmup if warmup is not None else pick(rng, (1000, 2000, 3000, 4000, 6000, 8000))
     params = {"d_model": d, "warmup": w, "ask": ask}
     head = f"原论文的学习率调度：{_RULE}，d_model = {d}，warmup = {w}。"
     if ask == "peak":

@@ -89,12 +89,16 @@ def batch_norm(p, v):
     if ask == "std":
         return [pstd(c) for c in cols]
     if ask == "output":
-        return transpose([[(e - mean(c)) / pstd(c) for e in c] for c in cols])
-    return [ln(r) for r in x]
+        out = transpose([[(e - mean(c)) / pstd(c) for e in c] for c in cols])
+        return out[p["part"]] if "part" in p else out
+    out = [ln(r) for r in x]
+    return [row[p["part"]] for row in out] if "part" in p else out
 
 
 def positional_encoding(p, v):
     d, pos = p["d_model"], p["pos"]
+    if p["ask"] == "dot":
+        return sum(pe(pos, j, d) * pe(p["other"], j, d) for j in range(d))
     return [pe(pos, j, d) for j in range(d)] if p["ask"] == "row" else pe(pos, p["j"], d)
 
 

@@ -13,9 +13,9 @@ GENERATORS = registry.names()
 
 @pytest.mark.parametrize("stability, state, level", [
     (None, None, 1), (0.2, 1, 1), (6.99, 2, 1), (7.0, 2, 2), (29.9, 2, 2), (30.0, 2, 3), (400.0, 2, 3),
-    (45.0, 3, 2), (12.0, 3, 1), (3.0, 3, 1),   # relearning after a lapse: one level down, never below 1
+    (45.0, 3, 1), (12.0, 3, 1), (3.0, 3, 1),   # relearning after a lapse: level 1 whatever the stability
 ])
-def test_the_level_follows_stability_and_drops_one_after_a_lapse(stability, state, level):
+def test_the_level_follows_stability_and_is_one_while_relearning(stability, state, level):
     assert level_for(stability, state) == level
 
 
