@@ -632,7 +632,11 @@ ZH: dict[str, str] = {
     " ({hint})": "（{hint}）",
     "{problem}; {advice}": "{problem}；{advice}",
     "give {d} decimals (your {given} rounds the same)": "请给出 {d} 位小数（你的 {given} 四舍五入后一致）",
-    "close — check the rounding in the last step": "很接近——检查最后一步的舍入",
+    "Close (rated Hard)": "很接近（记为“困难”）",
+    "close — off only in the last digit: round once, at the end, to {d} decimals":
+        "很接近——只差最后一位：只在最后一步舍入一次，保留 {d} 位小数",
+    "close — right method, but a number in an earlier step was rounded: keep the worked steps' 6 decimals and round "
+    "only the final answer": "很接近——方法对了，但前面某一步的中间结果舍入过早：中间步骤保留 6 位小数，只在最后一步舍入",
     "former id {card!r} is the id of the card on line {line}; a card's former ids must be ids no card has now":
         "旧 id {card!r} 是第 {line} 行那张卡片现在的 id；卡片的旧 id 必须是现在没有卡片在用的 id",
     "moved the progress of {cards} cards to their new ids (first: {old} → {new}); "

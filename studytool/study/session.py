@@ -169,11 +169,11 @@ class Session:
             typed = self._line(_("Your answer"), card)
             self.view.show_reference(card, variant)
             rating = self._rating(card)
-            correct, expected, hint = rating >= 2, str(variant.answer), None
+            correct, expected, hint, close = rating >= 2, str(variant.answer), None, False
         else:
             typed, grade = self._graded(card, variant)
-            correct, expected, hint = grade.correct, grade.expected, grade.hint
-            rating = int(rating_for(correct))
+            correct, expected, hint, close = grade.correct, grade.expected, grade.hint, grade.close
+            rating = rating_for(correct, close)   # a near miss is Hard, not a lapse
         hinted = id(showing) in self.hinted
         if hinted and correct:
             rating = min(rating, 2)   # right after :explain showed the formula box: Hard, not a plain right one
@@ -187,7 +187,7 @@ class Session:
         )
         moved: list[Schedule] = []
         review_id = self.store.record(answer, self._rescheduler(card, rating, answer.time, moved))
-        result = Result(card, showing.seed, variant, typed, expected, correct, rating, hint, review_id, hinted)
+        result = Result(card, showing.seed, variant, typed, expected, correct, rating, hint, review_id, hinted, close)
         self.done.append((showing, result))
         self.view.show_result(result)
         if moved and not self._leech(card, review_id) and moved[0].state in (LEARNING, RELEARNING):

@@ -41,6 +41,12 @@ class Result:
     hint: str | None
     review_id: int
     hinted: bool = False   # given after :explain on this showing: rated at most Hard
+    close: bool = False    # not right but right by the method (rounded early, or off in the last digit): Hard
+
+    @property
+    def verdict(self) -> str:
+        """"correct", "close" or "wrong" (a recall card: the learner's own rating, Again is wrong)."""
+        return "correct" if self.correct else "close" if self.close else "wrong"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -53,6 +59,8 @@ class Result:
             "expected": self.expected,
             "correct": self.correct,
             "rating": self.rating,
+            "verdict": self.verdict,
+            "hint": self.hint,
             "hinted": self.hinted,
             "level": self.variant.level,
         }
