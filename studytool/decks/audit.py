@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from studytool.decks.fairness import audit_cards, bigrams, display_width  # noqa: F401 (display_width: read here too)
 from studytool.decks.model import Card, Deck
 
 # issue 23's checks of generated cards (`fairness.py`): no rule beats an item, answers vary and no key is degenerate
@@ -97,8 +98,6 @@ def audit(decks: Sequence[Deck], log: Iterable[dict[str, Any]] = (), seeds: int 
     """Audit `decks` over `seeds` showings per card; `log` rows (card, correct, duration_ms, params) add item stats.
     Issue 23's fairness of every generated card is measured over `fair_seeds` draws at each level (default
     `seeds`; the test suite uses fewer)."""
-    from studytool.decks.fairness import audit_cards
-
     rows = list(log)
     reports = [_deck(deck, seeds, rows) for deck in decks]
     for deck, report in zip(decks, reports):
@@ -187,13 +186,6 @@ def _choices(card: Card, shown: list, letters: Counter, cues: Counter, report: D
         report.fixed_choice.append(card.id)
 
 
-def display_width(text: str) -> int:
-    """Columns on a terminal: Chinese characters take two, which is what a learner sees as "longer"."""
-    import unicodedata
-
-    return sum(2 if unicodedata.east_asian_width(char) in ("W", "F") else 1 for char in text)
-
-
 def right_is_longest(variant) -> bool:
     """The one right option is strictly wider than every other: "pick the longest" would score it."""
     (right,) = variant.answer
@@ -261,11 +253,6 @@ def _variety(card: Card, shown: list, report: DeckAudit) -> None:
         report.coincidences[card.id] = passed
 
 
-def _bigrams(text: str) -> set[str]:
-    text = re.sub(r"[\s\W_]+", "", text.lower())
-    return {text[i:i + 2] for i in range(len(text) - 1)}
-
-
 def near_duplicates(cards: Sequence[Card], threshold: float = NEAR) -> list[tuple[str, str, float]]:
     """Card pairs that ask the same thing: generated cards drawing from the same generator with the same
     params (every later showing comes from one distribution), or first showings with the same answer
@@ -274,11 +261,11 @@ def near_duplicates(cards: Sequence[Card], threshold: float = NEAR) -> list[tupl
 
     def signature(card: Card) -> tuple[str, set[str], str | None, str | None]:
         if card.kind == "recall":
-            return card.key, _bigrams(card.body["q"]), None, None
+            return card.key, bigrams(card.body["q"]), None, None
         variant = card.pose()
         drawn = repr((card.body["generator"], sorted(card.body.get("params", {}).items()))) \
             if card.kind == "generated" else None
-        return card.key, _bigrams(variant.prompt), format_answer(variant), drawn
+        return card.key, bigrams(variant.prompt), format_answer(variant), drawn
 
     signed = [signature(card) for card in cards]
     pairs = []

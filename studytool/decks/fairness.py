@@ -136,8 +136,6 @@ def rule_names() -> dict[str, str]:
 
 def play(variant) -> dict[str, tuple[bool, float]]:
     """Each rule that applies to `variant`: (whether its guess is right, its chance)."""
-    from studytool.decks.audit import display_width
-
     played: dict[str, tuple[bool, float]] = {}
     if variant.kind == "choice" and len(variant.answer) == 1 and len(variant.options) >= 3:
         odds, options = 1 / len(variant.options), variant.options
@@ -161,14 +159,22 @@ def play(variant) -> dict[str, tuple[bool, float]]:
     return played
 
 
-def _bigrams(text: str) -> set[str]:
+def bigrams(text: str) -> set[str]:
+    """The text's character pairs, case and punctuation aside: what two options (or questions) share."""
     text = re.sub(r"[\s\W_]+", "", text.lower())
     return {text[i:i + 2] for i in range(len(text) - 1)}
 
 
+def display_width(text: str) -> int:
+    """Columns on a terminal: Chinese characters take two, which is what a learner sees as "longer"."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(char) in ("W", "F") else 1 for char in text)
+
+
 def _most_similar(options: Sequence[str]) -> int:
     """The option most like the others (summed bigram Jaccard): a key written with its mirror scores high."""
-    grams = [_bigrams(option) for option in options]
+    grams = [bigrams(option) for option in options]
 
     def likeness(i: int) -> float:
         return sum(len(grams[i] & g) / max(1, len(grams[i] | g)) for j, g in enumerate(grams) if j != i)

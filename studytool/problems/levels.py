@@ -109,7 +109,7 @@ HEADS = ("d_model", "n_heads")
 
 def _targets(shortest: int, longest: int) -> tuple[tuple[str, list[str]], ...]:
     """Teacher forcing's (source, target words) pairs of `shortest`..`longest` words."""
-    from studytool.problems.masks import LONGER_SENTENCES, SENTENCES
+    from studytool.problems.sentences import LONGER_SENTENCES, SENTENCES
 
     pairs = dict.fromkeys((*SENTENCES, *LONGER_SENTENCES))
     return tuple((source, list(words)) for source, words in pairs if shortest <= len(words) <= longest)

@@ -28,11 +28,29 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
+from urllib.parse import quote
 
 from studytool.config import now as clock_now
 from studytool.study.days import Days
 from studytool.errors import StudytoolError
 from studytool.i18n import _
+
+BUSY_TIMEOUT_S = 30.0   # how long a connection waits for another session's lock (every connection of the store)
+
+
+def read_only_uri(path: Path) -> str:
+    """A URI that reads `path` and leaves nothing beside it.
+
+    A read-only connection to a WAL database creates -wal and -shm files and
+    leaves them (and cannot open at all in a folder it may not write). With no
+    -wal or -journal beside the file no session has it open and every committed
+    page is in it, so it is opened immutable: no journal, no lock files. Otherwise
+    a read-only connection is needed to see those pages, and its files are there already.
+    """
+    uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro"
+    busy = any(os.path.lexists(f"{path}{suffix}") for suffix in ("-wal", "-journal"))
+    return uri if busy else uri + "&immutable=1"
+
 
 KEEP_DAILY = 7
 KEEP_WEEKLY = 4
@@ -67,8 +85,6 @@ def folder_for(db: Path) -> Path:
 
 def integrity_problems(db: Path) -> list[str]:
     """The full `PRAGMA integrity_check` of `db`, read-only: its problems, empty when it is healthy."""
-    from studytool.study.migrations import BUSY_TIMEOUT_S, read_only_uri
-
     try:
         con = sqlite3.connect(read_only_uri(db), uri=True, timeout=BUSY_TIMEOUT_S)
         try:
@@ -104,8 +120,6 @@ def backups(db: Path, *, count: bool = True) -> list[Backup]:
 
 def _answers(path: Path) -> int | None:
     """The answers logged in a backup (read immutable: nothing beside it) or a database (with its -wal)."""
-    from studytool.study.migrations import read_only_uri
-
     try:
         con = sqlite3.connect(read_only_uri(path), uri=True)
     except sqlite3.Error:
@@ -135,8 +149,6 @@ def take(db: Path, now: datetime | None = None, *, checked: bool = False, days: 
     folder = folder_for(db)
     temporary = target = None
     import tempfile
-
-    from studytool.study.migrations import BUSY_TIMEOUT_S, read_only_uri
 
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -23,6 +23,7 @@ from studytool.decks.model import Card, Deck
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 from studytool.problems.levels import level_for
+from studytool.study.stats import asked_now, comes_back
 from studytool.study.store import Schedule, Store, format_time, parse_time
 
 if TYPE_CHECKING:
@@ -189,9 +190,14 @@ def _selected(listed: Listed, state: str | None, end_of_today: datetime) -> bool
         return flags_.buried(now)
     if state == "leech":
         return flags_.leech
-    from studytool.study.stats import due_now   # "due": what a review would ask now
+    return listed.schedule is not None and due_now(listed.schedule, flags_, now, end_of_today)   # as a review asks
 
-    return listed.schedule is not None and due_now(listed.schedule, flags_, now, end_of_today)
+
+def due_now(schedule: Schedule, flags: Flags, now: datetime, end_of_today: datetime) -> bool:
+    """`asked_now` for one card and its flags (`cards list --state due`); "due" itself is in stats.py."""
+    buried = format_time(flags.buried_until) if flags.buried_until is not None else None
+    return asked_now(schedule.state, comes_back(format_time(schedule.due), flags.suspended, buried),
+                     format_time(now), format_time(end_of_today))
 
 
 def list_cards(store: Store, decks: Sequence[Deck], *, now: datetime, end_of_today: datetime,

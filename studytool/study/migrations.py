@@ -11,12 +11,10 @@ import re
 import sqlite3
 import stat
 from pathlib import Path
-from urllib.parse import quote
 
 from studytool.errors import StudytoolError
 from studytool.i18n import _
-
-BUSY_TIMEOUT_S = 30.0
+from studytool.study.backup import BUSY_TIMEOUT_S, damaged, read_only_uri
 
 # Each migration moves the schema up by one version; never edit a shipped one.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -92,20 +90,6 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def read_only_uri(path: Path) -> str:
-    """A URI that reads `path` and leaves nothing beside it.
-
-    A read-only connection to a WAL database creates -wal and -shm files and
-    leaves them (and cannot open at all in a folder it may not write). With no
-    -wal or -journal beside the file no session has it open and every committed
-    page is in it, so it is opened immutable: no journal, no lock files. Otherwise
-    a read-only connection is needed to see those pages, and its files are there already.
-    """
-    uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro"
-    busy = any(os.path.lexists(f"{path}{suffix}") for suffix in ("-wal", "-journal"))
-    return uri if busy else uri + "&immutable=1"
-
-
 def _tables_of(version: int) -> list[str]:
     """The tables the migrations up to `version` create."""
     statements = " ".join(statement for migration in MIGRATIONS[:version] for statement in migration)
@@ -125,8 +109,6 @@ def is_damage(error: object) -> bool:
 def unreadable(path: Path, reason: object) -> StudytoolError:
     """The one-line error for a file SQLite cannot use; a damaged one's names the backup to restore."""
     if is_damage(reason):
-        from studytool.study.backup import damaged
-
         return damaged(path, [str(reason)])
     reason = " ".join(str(reason).split())  # one line, whatever SQLite's report looked like
     return StudytoolError(_("{path}: cannot use this progress database ({reason})").format(path=path, reason=reason))
@@ -154,8 +136,6 @@ def check_database(path: Path) -> int:
     try:
         problems = [row[0] for row in con.execute("PRAGMA quick_check")]
         if problems != ["ok"]:   # damage: the error names the newest good backup, as the full check's does
-            from studytool.study.backup import damaged
-
             raise damaged(path, problems)
         tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not tables:

@@ -82,7 +82,7 @@ def decks_check(
 ) -> None:
     """Validate decks: 'ok: N decks, M cards', or every problem as FILE:LINE:COL and exit 1."""
     from studytool.decks.loader import check_decks
-    from studytool.decks.topics import check_topic_files
+    from studytool.decks.loader import check_topic_files
 
     result = check_decks(ctx.obj, paths or ())
     problems = result.problems + check_topic_files(paths or ())
