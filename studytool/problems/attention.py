@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from studytool.problems.checks import divisible, int_in, matrix, numbers, pinned_length, range_holds, sizes
+from studytool.problems.checks import (divisible, index_below, int_in, is_number, matrix, numbers, pinned_length,
+                                      range_holds, sizes)
 from studytool.problems.drawing import (FOUR_DECIMALS, TRIES, distinct_ints, floats, mat, num, pick, plain, rows,
                                         saturated, vec)
 from studytool.problems.registry import Param, generator
@@ -57,6 +58,32 @@ def _softmax_max(xs: np.ndarray, p: np.ndarray, linear: np.ndarray | None, param
 _SOFTMAX_QUESTIONS = {"vector": _softmax_vector, "max": _softmax_max}
 
 
+def _masked_softmax(xs: np.ndarray, t: float, masked: int, ask: str, params: dict) -> Variant:
+    """Level 3: softmax(x / T) with one position masked (−∞): two more steps than softmax(x), each shown."""
+    import numpy as np
+    from studytool import engine
+
+    scaled = xs / t
+    blocked = np.where(np.arange(len(xs)) == masked, -np.inf, scaled)
+    p = engine.softmax(blocked)
+    kept = np.delete(scaled, masked)
+    steps = (f"先除以温度 T = {t:g}：x / T = {vec(scaled)}",
+             f"掩码：第 {masked + 1} 个位置的分数设为 −∞，softmax 后恰为 0；其余 {vec(kept)} 照常计算",
+             *_softmax_steps(kept), f"放回被掩码的位置（0）：{vec(p)}")
+    wrong = {"别忘了掩码：被遮住的位置在 softmax 前设为 −∞，概率为 0。": engine.softmax(scaled),
+             "别忘了先除以温度 T。": engine.softmax(np.where(np.arange(len(xs)) == masked, -np.inf, xs)),
+             "是除以 T，不是乘以 T。": engine.softmax(np.where(np.arange(len(xs)) == masked, -np.inf, xs * t))}
+    head = (f"分数（logits）x = {vec(xs)}，温度 T = {t:g}，第 {masked + 1} 个位置被掩码遮住（分数设为 −∞）。")
+    if ask == "vector":
+        hints = tuple(Hint(floats(q), message) for message, q in wrong.items())
+        return Variant(head + f"softmax(x / T) 是什么？（{len(xs)} 个概率）", "vector", floats(p), FOUR_DECIMALS, steps,
+                       hints, params=params)
+    top = int(np.argmax(blocked))
+    hints = tuple(Hint(float(q[top]), message) for message, q in wrong.items())
+    return Variant(head + f"softmax 后，未被遮住的分数里最大的 {num(xs[top])} 对应的概率是多少？", "scalar",
+                   float(p[top]), FOUR_DECIMALS, steps, hints, params=params)
+
+
 @generator(
     "softmax",
     "Softmax of a short score vector, or the largest probability.",
@@ -66,11 +93,18 @@ _SOFTMAX_QUESTIONS = {"vector": _softmax_vector, "max": _softmax_max}
         Param("size", "number of scores (default: drawn from 3..4)", None, int_in(2, 6)),
         Param("low", "smallest drawn score", -2, int_in(-20, 20)),
         Param("high", "largest drawn score", 3, int_in(-20, 20)),
+        Param("temperature", "divide the scores by T first, and mask one position (level 3; default: none)", None,
+              lambda v: None if is_number(v) and 0.1 <= v <= 10 else f"expected a number in 0.1..10, got {v!r}"),
+        Param("masked", "with temperature: the position (from 0) masked to −∞ (default: drawn, never the largest)",
+              None, int_in(0, 5)),
     ),
     example={"x": [1, 2, 3], "ask": "vector"},
-    constraints=(range_holds("size", "x", 4), pinned_length("x", "size")),
+    constraints=(range_holds("size", "x", 4), pinned_length("x", "size"), index_below("masked", "size"),
+                 lambda p: None if p.get("masked") is None or p.get("temperature") is not None
+                 and (p.get("size") is not None or p.get("x") is not None and p["masked"] < len(p["x"]))
+                 else "masked needs a temperature and the scores' number (size or x) pinned, and must be below it"),
 )
-def softmax(rng: np.random.Generator, *, x, size, low, high, ask) -> Variant:
+def softmax(rng: np.random.Generator, *, x, size, low, high, temperature, masked, ask) -> Variant:
     """Softmax of a short score vector (params: x, size, low, high, ask).
 
     The notes give no numeric softmax example; `.example()` pins x=[1, 2, 3].
@@ -78,12 +112,22 @@ def softmax(rng: np.random.Generator, *, x, size, low, high, ask) -> Variant:
     import numpy as np
     from studytool import engine
 
-    drawn = x is None
+    drawn, t = x is None, temperature or 1.0
     for _ in range(TRIES):   # a drawn x: never a probability that shows as 0.0000 or 1.0000
         xs = np.asarray(distinct_ints(rng, size or int(rng.integers(3, 5)), low, high) if drawn else x, dtype=float)
-        if not drawn or not saturated(engine.softmax(xs)):
+        if masked is None and temperature is not None:   # never the largest, and one whose loss is seen (>= 2%)
+            weight = engine.softmax(xs / t)
+            blocked = int(pick(rng, [i for i in range(len(xs)) if i != int(np.argmax(xs)) and weight[i] >= 0.02]
+                               or [int(np.argsort(xs)[-2])]))
+        else:
+            blocked = masked
+        kept = xs if blocked is None else np.delete(xs, blocked)
+        if not drawn or not saturated(engine.softmax(kept / t)):
             break
     x = xs.astype(int).tolist() if drawn else x
+    if temperature is not None:
+        return _masked_softmax(xs, t, blocked if blocked is not None else 0,
+                               ask, {"x": plain(list(x)), "temperature": t, "masked": blocked, "ask": ask})
     total = float(xs.sum())
     return _SOFTMAX_QUESTIONS[ask](xs, engine.softmax(xs), xs / total if total else None,
                                    {"x": plain(list(x)), "ask": ask})

@@ -64,16 +64,21 @@ def _distinct(size: int, low: int, high: int, nonzero: bool = False) -> Callable
 
 
 def _unsaturated(size: int, low: int, high: int, temperatures: tuple[float, ...]) -> Callable[[Any], tuple]:
-    """Logits and a temperature whose softmax shows no 0.0000 or 1.0000 (a near-one-hot key asks nothing)."""
-    def draw(rng) -> tuple[list[int], float]:
+    """Logits, a temperature and a masked position (never the top logit) whose softmax over the unmasked logits
+    shows no 0.0000 or 1.0000 (a near-one-hot key asks nothing)."""
+    def draw(rng) -> tuple[list[int], float, int]:
         import numpy as np
         from studytool import engine
         from studytool.problems.drawing import saturated
 
         while True:
             logits, t = _distinct(size, low, high)(rng), temperatures[int(rng.integers(len(temperatures)))]
-            if not saturated(engine.softmax(np.asarray(logits) / t)):
-                return logits, t
+            weight = engine.softmax(np.asarray(logits) / t)   # a banned word whose probability is seen (>= 2%)
+            masked = int(rng.choice([i for i in range(size) if i != int(np.argmax(logits))] or [0]))
+            if weight[masked] < 0.02:
+                continue
+            if not saturated(engine.softmax(np.delete(np.asarray(logits), masked) / t)):
+                return logits, t, masked
     return draw
 
 
@@ -116,12 +121,19 @@ def _targets(shortest: int, longest: int) -> tuple[tuple[str, list[str]], ...]:
 
 # generator -> level -> parameter (or a tuple of parameters drawn together) -> the draw
 TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
+    # level 3: Post-LN's Add & Norm, a sub-layer output added first (4 numbers, as level 1: the step is the growth)
     "layer_norm": {2: {"size": (6, 7), "low": (-9,), "high": (9,)},
-                   3: {"size": (8,), "low": (-20,), "high": (20,), "ask": ("invariance", "output")}},
+                   3: {"size": (4,), "low": (-9,), "high": (9,), "residual": _distinct(4, -5, 5, nonzero=True),
+                       "ask": ("invariance", "output")}},
+    # level 3: the same 3 features with learnable γ, β applied last (one more step)
     "batch_norm": {2: {("batch", "features"): ((4, 3), (3, 4)), "low": (-9,), "high": (9,)},   # at most 12 numbers
-                   3: {("batch", "features"): ((4, 3), (3, 4)), "low": (-20,), "high": (20,),
+                   3: {("batch", "features"): ((4, 3),), "low": (-20,), "high": (20,),
+                       ("gamma", "beta"): lambda rng: ([int(v) for v in rng.choice([-3, -2, 2, 3, 4], 3)],
+                                                       [int(v) for v in rng.choice([-2, -1, 1, 2, 3], 3)]),
                        "ask": ("output", "ln_output")}},
-    "softmax": {2: {"size": (5,), "low": (-5,), "high": (5,)}, 3: {"size": (6,), "low": (-9,), "high": (9,)}},
+    # level 3: softmax with a temperature and a mask (4 scores, as level 1: the steps are the growth)
+    "softmax": {2: {"size": (5,), "low": (-5,), "high": (5,)},
+                3: {"size": (4,), "low": (-4,), "high": (5,), "temperature": (0.5, 2, 4, 0.25)}},
     # level 2: a row of at most 8 numbers to type
     "positional_encoding": {2: {"d_model": (5, 6, 7, 8), "pos": lambda rng: int(rng.integers(10, 60))},
                             3: {"d_model": (3, 4), "pos": lambda rng: int(rng.integers(2, 40)), "ask": ("dot",)}},
@@ -160,7 +172,7 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
     # level 3: five logits at awkward temperatures (T = 0.1 made answers one-hot, 1.0000, 0.0000, ...; with T >= 0.6
     # and five distinct logits in -3..5 the top gap is at most 5, e^(-5/0.6) = 0.0002: nothing rounds to 1)
     "temperature_softmax": {2: {"temperature": (0.25, 3)},
-                            3: {("logits", "temperature"): _unsaturated(5, -3, 5, (0.6, 0.75, 1.5, 2.5)),
+                            3: {("logits", "temperature", "masked"): _unsaturated(5, -3, 5, (0.6, 0.75, 1.5, 2.5)),
                                 "ask": ("vector",)}},
     "rms_norm": {2: {"x": _distinct(5, -9, 9, nonzero=True)}, 3: {"x": _distinct(6, -20, 20, nonzero=True)}},
     "rope_score": {2: {"m": (6, 7), "n": (0, 2)}, 3: {"m": (9,), "n": (3,), "ask": ("score",)}},
@@ -179,10 +191,23 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
 # contains the pinned one (and no bundled card's `why` speaks of the pinned one alone)
 GROWN: dict[str, dict[str, dict[Any, Any]]] = {
     "positional_encoding": {"ask": {"row": "dot", "value": "dot"}},   # PE values, then a dot product of two rows
-    "padding_mask": {"ask": {"count": "causal_count"}},
-    "param_count": {"ask": {"mha": "mha_bias", "ffn": "ffn_bias"}, "convention": {"notes": "full"}},
-    "cross_attention_shapes": {"ask": {"key": "scores", "query": "scores"}},
-    "multi_head_shapes": {"ask": {"projection": "split"}},   # Q's [B, L, d] involves no head at any size
+    "padding_mask": {"ask": {"count": "causal_count", "matrix": "causal_count"}},
+    "param_count": {"ask": {"mha": "mha_bias", "ffn": "ffn_bias", "embedding": "embedding_tied",
+                            "mha_bias": "encoder_layer", "decoder_layer": "decoder_stack",
+                            "ffn_share": "ffn_share_stack"},
+                    "convention": {"notes": "full"}},
+    # each shape question grows into the next step of the data flow, which needs it
+    "cross_attention_shapes": {"ask": {"key": "scores", "query": "scores", "scores": "output", "source": "output"}},
+    "multi_head_shapes": {"ask": {"projection": "split", "split": "transpose", "transpose": "scores",
+                                  "scores": "weighted_sum", "weighted_sum": "concat", "concat": "output"}},
+    "ffn_shapes": {"ask": {"expand": "contract", "d_ff": "contract"}},
+    "attention_scores": {"ask": {"d_k": "scale", "scale": "weights", "scores": "weights", "weights": "output"}},
+    "attention_cost": {"ask": {"scores": "attention", "projection": "projections", "crossover": "block"}},
+    "batch_norm": {"ask": {"mean": "std", "std": "output"}},
+    "teacher_forcing": {"ask": {"decoder_input": "labels", "labels": "predict", "visible": "predict"}},
+    "kv_cache": {"ask": {"per_token": "total"}},
+    "beam_search": {"ask": {"beam": "runner_up", "prob": "runner_up"}},
+    "warmup_lr": {"ask": {"peak": "fraction", "lr": "fraction"}},   # the peak, then the step where lr falls to a share
 }
 
 

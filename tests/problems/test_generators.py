@@ -73,7 +73,7 @@ def tokens(v: Variant) -> list[str]:
 
 
 def layer_norm(p, v):
-    x = p["x"]
+    x = [a + b for a, b in zip(p["x"], p.get("residual", [0] * len(p["x"])))]   # Add & Norm: x + s first
     if p["ask"] == "invariance":
         return ln([p["scale"] * e + p["shift"] for e in x])
     return {"mean": mean(x), "sigma": pstd(x), "output": ln(x)}[p["ask"]]
@@ -88,10 +88,11 @@ def batch_norm(p, v):
         return [mean(c) for c in cols]
     if ask == "std":
         return [pstd(c) for c in cols]
+    affine = lambda row: [g * e + b for g, e, b in zip(p["gamma"], row, p["beta"])] if "gamma" in p else row  # noqa
     if ask == "output":
-        out = transpose([[(e - mean(c)) / pstd(c) for e in c] for c in cols])
+        out = [affine(row) for row in transpose([[(e - mean(c)) / pstd(c) for e in c] for c in cols])]
         return out[p["part"]] if "part" in p else out
-    out = [ln(r) for r in x]
+    out = [affine(ln(r)) for r in x]
     return [row[p["part"]] for row in out] if "part" in p else out
 
 
@@ -102,9 +103,15 @@ def positional_encoding(p, v):
     return [pe(pos, j, d) for j in range(d)] if p["ask"] == "row" else pe(pos, p["j"], d)
 
 
+def masked_softmax(xs, t, masked):
+    """softmax(x / T) with position `masked` at −∞ (probability 0); no mask when it is None."""
+    kept = softmax([x / t for i, x in enumerate(xs) if i != masked])
+    return kept if masked is None else kept[:masked] + [0.0] + kept[masked:]
+
+
 def softmax_(p, v):
-    probs = softmax(p["x"])
-    return probs if p["ask"] == "vector" else probs[p["x"].index(max(p["x"]))]
+    probs = masked_softmax(p["x"], p.get("temperature", 1), p.get("masked"))
+    return probs if p["ask"] == "vector" else max(probs)
 
 
 def attention_scores(p, v):
@@ -212,9 +219,7 @@ def warmup_lr(p, v):
 
 
 def temperature_softmax(p, v):
-    z = [x / p["temperature"] for x in p["logits"]]
-    e = [math.exp(x - max(z)) for x in z]
-    probs = [x / sum(e) for x in e]
+    probs = masked_softmax(p["logits"], p["temperature"], p.get("masked"))
     return probs if p["ask"] == "vector" else max(probs)
 
 
@@ -240,6 +245,8 @@ def beam_search(p, v):
     best = max(joint, key=joint.get)
     if p["ask"] == "prob":
         return joint[best]
+    if p["ask"] == "runner_up":   # the beam keeps the two best sequences
+        return sorted(joint.values())[-2]
     return option_text(v) == (greedy if p["ask"] == "greedy" else best)
 
 

@@ -48,13 +48,15 @@ def test_higher_levels_draw_what_level_one_leaves_to_the_defaults(name):
         assert grown and registry.get(name).validate(grown) == []
 
 
-def test_a_level_leaves_what_the_card_pins_and_a_pinned_vector_keeps_level_one():
+def test_a_level_leaves_what_the_card_pins_and_a_pinned_vector_keeps_its_numbers():
     rng = np.random.default_rng(0)
     assert "size" not in draws("layer_norm", 3, {"size": 4}, rng)
     assert "d_model" not in draws("multi_head_shapes", 2, {"n_heads": 8}, rng)   # the pair is drawn together or not
     card = Card(deck="d", id="ln", kind="generated", topic="layernorm",
                 body={"generator": "layer_norm", "params": {"x": [1, 2, 3, 4], "ask": "output"}})
-    assert card.pose(7, level=3).level == 1 and card.pose(7, level=3).params == card.pose(7).params
+    grown = card.pose(7, level=3)   # the pinned x stays; level 3 adds the residual step (issue 23), no new size
+    assert grown.level == 3 and grown.params["x"] == [1, 2, 3, 4] and len(grown.params["residual"]) == 4
+    assert card.pose(7, level=2).level == 1 and card.pose(7, level=2).params == card.pose(7).params
     with pytest.raises(ValueError):
         draws("layer_norm", 4, {}, rng)
 
@@ -62,9 +64,14 @@ def test_a_level_leaves_what_the_card_pins_and_a_pinned_vector_keeps_level_one()
 def test_level_three_asks_for_more_than_level_one():
     card = Card(deck="d", id="ln", kind="generated", topic="layernorm",
                 body={"generator": "layer_norm", "params": {"ask": "output"}})
-    one = [len(card.pose(seed).answer) for seed in range(20)]
-    three = [len(card.pose(seed, level=3).answer) for seed in range(20)]
-    assert max(one) <= 5 and min(three) == 8       # the notes' 3-5 numbers, then 8
+    one = [card.pose(seed) for seed in range(20)]
+    three = [card.pose(seed, level=3) for seed in range(20)]
+    assert max(len(v.answer) for v in one) <= 4 and min(len(v.answer) for v in three) == 4   # the notes' 3-4 numbers
+    # issue 23: one more reasoning step, the residual add, shown in the worked solution; by hand: LN(x + s)
+    assert all(len(b.solution) == len(a.solution) + 1 and "x + s" in b.solution[0] for a, b in zip(one, three))
+    for v in three:
+        h = np.add(v.params["x"], v.params["residual"]).astype(float)
+        assert np.allclose(v.answer, (h - h.mean()) / h.std(), atol=1e-9)
     assert card.pose(None, level=3).level == 1      # the notes' own example stays the notes'
     assert LEVELS == (1, 2, 3)
 
@@ -158,7 +165,9 @@ def test_higher_levels_of_the_ffn_leave_d_ff_to_the_learner():
         for seed in range(20):
             v = registry.get("ffn_shapes").draw(np.random.default_rng(seed), level=level, ask="expand")
             d = v.params["d_model"]
-            assert v.answer[-1] == 4 * d and str(4 * d) not in v.prompt and d not in (64, 128, 256, 512, 1024)
+            # level 3 grows expand into contract, the step after it (issue 23): the width comes back to d_model
+            assert v.answer[-1] == (4 * d if level == 2 else d) and str(4 * d) not in v.prompt
+            assert d not in (64, 128, 256, 512, 1024)
 
 
 def test_level_three_of_the_warmup_peak_is_no_round_number():
@@ -173,9 +182,9 @@ def test_teacher_forcing_grows_longer_sentences_under_a_pinned_question():
                 body={"generator": "teacher_forcing", "params": {"ask": "visible"}})
     lengths = {level: {len(card.pose(seed, level=level).params["target"]) for seed in range(30)} for level in (2, 3)}
     assert lengths == {2: {4}, 3: {5, 6}}
-    v = card.pose(3, level=3)   # step t sees <s> and the first t target words, in order
+    v = card.pose(3, level=3)   # grown into what step t predicts (issue 23): having seen <s> and t words, word t
     t, words = v.params["t"], v.params["target"]
-    assert [v.options[i] for i in v.answer] == ["<s>", *words[:t]]
+    assert v.params["ask"] == "predict" and [v.options[i] for i in v.answer] == [(*words, "<eos>")[t]]
 
 
 def test_level_three_of_temperature_sampling_is_no_one_hot():
@@ -183,15 +192,17 @@ def test_level_three_of_temperature_sampling_is_no_one_hot():
     for seed in range(40):
         v = registry.get("temperature_softmax").draw(np.random.default_rng(seed), level=3, ask="vector")
         assert len(v.answer) == 5 and max(v.answer) < 0.9999
-        z = [x / v.params["temperature"] for x in v.params["logits"]]
+        z = np.array([x / v.params["temperature"] for x in v.params["logits"]])
+        z[v.params["masked"]] = -np.inf   # level 3 bans one word too (issue 23): its probability is 0
         assert v.answer == pytest.approx(tuple(np.exp(z) / np.exp(z).sum()), abs=1e-12)
+        assert v.answer[v.params["masked"]] == 0 and "−∞" in v.solution[1]
 
 
 @pytest.mark.parametrize(("level", "most"), [(2, 0.08), (3, 0.03)])
 def test_higher_levels_of_beam_search_are_closer_calls(level, most):
     wins = {True: 0, False: 0}
     for seed in range(40):
-        p = registry.get("beam_search").draw(np.random.default_rng(seed), level=level, ask="prob").params
+        p = registry.get("beam_search").draw(np.random.default_rng(seed), level=level, ask="beam").params
         a_best = p["p_first"] * max(p["x_after_a"], 1 - p["x_after_a"])        # greedy's sequence
         b_best = (1 - p["p_first"]) * max(p["x_after_b"], 1 - p["x_after_b"])  # the beam's
         assert p["p_first"] > 0.5 and 0.01 < abs(b_best - a_best) <= most + 1e-9
@@ -216,7 +227,7 @@ def test_every_bundled_card_stays_a_fair_item_at_the_grown_levels(level):
     problems = []
     for card in bundled_generated_cards():
         shown = [card.pose(seed, level=level) for seed in range(100)]
-        small = registry.get(card.body["generator"]).small_answer_space(card.body.get("params", {}))
+        small = registry.get(card.body["generator"]).small_answer_space(shown[0].params)   # the grown question's
         if len({format_answer(v) for v in shown}) < 10 and not small:
             problems.append(f"{card.id}: {len({format_answer(v) for v in shown})} answers")
         caught = sum(any(matches(v, hint.answer) for hint in v.hints) for v in shown)

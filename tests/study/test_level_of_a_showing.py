@@ -45,8 +45,8 @@ def test_review_shows_each_card_at_the_level_of_its_stability(store):
     queue = review_queue(store, [DECK], now=T0, days=UTC_DAYS, rng=random.Random(0))
     levels = {showing.card.id: showing.level for showing in queue}
     assert levels == {"a": 1, "b": 3, "c": 1, "new": 1}
-    sizes = {showing.card.id: len(showing.card.pose(showing.seed, showing.level).params["x"]) for showing in queue}
-    assert sizes["b"] == 8 and sizes["a"] <= 5
+    posed = {showing.card.id: showing.card.pose(showing.seed, showing.level).params for showing in queue}
+    assert "residual" in posed["b"] and "residual" not in posed["a"] and len(posed["a"]["x"]) <= 4   # 3: Add & Norm
 
 
 def test_quiz_pins_a_level_and_the_log_and_json_carry_it(store):
