@@ -149,10 +149,11 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
                    3: {"d_model": (1000, 1200, 1400, 1800, 2200, 2560, 3000, 3600, 4200, 5000, 1100, 1300, 1500, 1600,
                                    1700, 1900, 2000, 2400, 2800, 3200, 3400, 3800, 4400, 4800)}},
     "attention_cost": {2: {HEADS: _ODD_HEADS}, 3: {HEADS: _AWKWARD_HEADS}},
+    # level 3: with biases and LayerNorms, and the count's size in MiB at fp16 or fp32 (one more step)
     "param_count": {2: {HEADS: _ODD_HEADS, "convention": ("notes",)},
-                    3: {HEADS: _AWKWARD_HEADS, "convention": ("full",)}},
+                    3: {HEADS: _AWKWARD_HEADS, "convention": ("full",), "memory": (2, 4)}},
     "transformer_params": {2: {HEADS: _ODD_HEADS, "num_layers": (8, 10)},
-                           3: {HEADS: _AWKWARD_HEADS, "num_layers": (16, 24), "ask": ("untied",)}},
+                           3: {HEADS: _AWKWARD_HEADS, "num_layers": (16, 24), "ask": ("untied",), "memory": (2, 4)}},
     # with the key padding mask, n left to each sub-question (n = 7 at level 2 made the blocked count always 21);
     # never one padded key: its rows all equal a wrong method's
     "causal_mask": {2: {"pad": (2, 3)}, 3: {"pad": (3, 4)}},
@@ -164,7 +165,7 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
                  3: {"num_layers": (48, 60, 80, 96), "ask": ("total",)}},
     "tied_embeddings": {2: {"vocab": (30522, 32000, 32768, 40000, 50257), "d_model": (768, 1024, 1280, 1536, 2048)},
                         3: {"vocab": (50257, 49152, 65536, 100000, 128000), "d_model": (1600, 2048, 2560, 4096, 5120),
-                            "ask": ("encoder_decoder",)}},
+                            "ask": ("encoder_decoder",), "memory": (2, 4)}},
     # no perfect squares at level 3: 1600 and 10000 made the peak 0.025 × 0.01 = 2.5 exactly
     "warmup_lr": {2: {"warmup": (2500, 3000, 3500, 4000, 5000, 6000), "d_model": (384, 640, 768, 896, 960)},
                   3: {"warmup": (6000, 9000, 12000, 15000, 18000, 21000),
@@ -192,9 +193,7 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
 GROWN: dict[str, dict[str, dict[Any, Any]]] = {
     "positional_encoding": {"ask": {"row": "dot", "value": "dot"}},   # PE values, then a dot product of two rows
     "padding_mask": {"ask": {"count": "causal_count", "matrix": "causal_count"}},
-    "param_count": {"ask": {"mha": "mha_bias", "ffn": "ffn_bias", "embedding": "embedding_tied",
-                            "mha_bias": "encoder_layer", "decoder_layer": "decoder_stack",
-                            "ffn_share": "ffn_share_stack"},
+    "param_count": {"ask": {"mha": "mha_bias", "ffn": "ffn_bias", "ffn_share": "ffn_share_model"},
                     "convention": {"notes": "full"}},
     # each shape question grows into the next step of the data flow, which needs it
     "cross_attention_shapes": {"ask": {"key": "scores", "query": "scores", "scores": "output", "source": "output"}},

@@ -178,15 +178,22 @@ def param_count(p, v):
     ffn = 2 * d * f + (f + d if full else 0)
     norms = 2 * d if full else 0
     encoder_layer = attn + ffn + 2 * norms
-    return {
+    return in_mib(p, {
         "embedding": p.get("vocab", 0) * d,
         "mha": 4 * d * d, "mha_bias": 4 * d * d + 4 * d,
         "ffn": 2 * d * f, "ffn_bias": 2 * d * f + f + d,
         "encoder_layer": encoder_layer,
         "decoder_layer": 2 * attn + ffn + 3 * norms,
         "stack": p.get("num_layers", 0) * encoder_layer + norms,
-        "ffn_share": 2 * d * f / (4 * d * d + 2 * d * f),
-    }[ask]
+        "ffn_share": ffn / encoder_layer,
+        "ffn_share_model": ask == "ffn_share_model" and p["num_layers"] * ffn / (p["num_layers"] * (attn + ffn)
+                                                                                 + p["vocab"] * d),
+    }[ask])
+
+
+def in_mib(p, count):
+    """Level 3 carries a count one step further: its size at `memory` bytes a value, in MiB (2^20 bytes)."""
+    return count * p["memory"] / 2**20 if "memory" in p else count
 
 
 def attention_cost(p, v):
@@ -201,7 +208,8 @@ def kv_cache(p, v):
 
 
 def tied_embeddings(p, v):
-    return {"encoder_decoder": 2 * p["vocab"] * p["d_model"], "decoder_only": p["vocab"] * p["d_model"]}[p["ask"]]
+    return in_mib(p, {"encoder_decoder": 2 * p["vocab"] * p["d_model"],
+                      "decoder_only": p["vocab"] * p["d_model"]}[p["ask"]])
 
 
 def transformer_params(p, v):
@@ -209,7 +217,8 @@ def transformer_params(p, v):
     attention, ffn, norm = 4 * d * d + 4 * d, 2 * d * 4 * d + 4 * d + d, 2 * d
     stacks = n * (attention + ffn + 2 * norm) + n * (2 * attention + ffn + 3 * norm) + 2 * norm
     embeddings = vocab * d if p["ask"] == "tied" else 3 * vocab * d
-    return (stacks + embeddings + vocab) / 1e6   # + the output layer's bias
+    total = stacks + embeddings + vocab   # + the output layer's bias
+    return in_mib(p, total) if "memory" in p else total / 1e6
 
 
 def warmup_lr(p, v):

@@ -108,12 +108,14 @@ def test_level_three_grows_a_pinned_sub_question_into_the_combined_one(name, pin
 
 def test_the_grown_questions_are_the_hand_counts():
     p = {"d_model": 96, "n_heads": 3}
-    mha = registry.get("param_count").draw(np.random.default_rng(0), level=3, ask="mha", **p)
-    assert mha.answer == 4 * 96 * 96 + 4 * 96                       # four d x d weights and four d biases
+    # level 3 counts, then the count's size in MiB (issue 23: one more step): pinned here to bytes per value
+    mha = registry.get("param_count").draw(np.random.default_rng(0), level=3, ask="mha", memory=4, **p)
+    assert mha.answer == (4 * 96 * 96 + 4 * 96) * 4 / 2**20        # four d x d weights and four d biases, fp32
+    assert mha.solution[-1].endswith(f"{mha.answer:.6f} MiB")
     stack = registry.get("param_count").draw(np.random.default_rng(0), level=3, ask="stack", convention="notes",
-                                             num_layers=2, d_ff=384, **p)
+                                             num_layers=2, d_ff=384, memory=2, **p)
     layer = 4 * 96 * 96 + 4 * 96 + 2 * 96 * 384 + 384 + 96 + 2 * 2 * 96   # attention, FFN, two LayerNorms
-    assert stack.answer == 2 * layer + 2 * 96                              # + the stack's final LayerNorm
+    assert stack.answer == (2 * layer + 2 * 96) * 2 / 2**20                # + the stack's final LayerNorm, fp16
     scores = registry.get("cross_attention_shapes").draw(np.random.default_rng(0), level=3, ask="key", batch=2,
                                                          src_len=7, tgt_len=5, d_model=96, n_heads=3)
     assert scores.answer == (2, 3, 5, 7)                                   # [B, h, L_tgt, L_src]

@@ -38,7 +38,7 @@ VALUES = {
     "x_after_b": st.sampled_from([0.1, 0.8, 0.95, 2.0]),
     "norm_first": st.booleans() | st.sampled_from([0, "yes"]), "decimals": st.booleans(), "bias": st.booleans(),
     "sublayer": st.sampled_from(["attention", "ffn", "layer", "mlp"]), "decoder_layers": st.integers(0, 13),
-    "pad": st.integers(0, 7), "part": st.integers(-1, 4), "other": st.integers(0, 20), "masked": st.integers(-1, 6),
+    "pad": st.integers(0, 7), "part": st.integers(-1, 4), "other": st.integers(0, 20), "masked": st.integers(-1, 6), "memory": st.sampled_from([0, 1, 2, 3, 4, True]),
     "residual": st.lists(st.integers(-5, 5), min_size=2, max_size=9),
     "gamma": st.lists(st.integers(-3, 3) | st.sampled_from([0.5, 1.5]), min_size=2, max_size=5),
     "beta": st.lists(st.integers(-3, 3), min_size=2, max_size=5),
