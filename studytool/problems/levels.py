@@ -148,7 +148,8 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
                                    336, 400, 440, 520, 600, 640, 680, 760)},
                    3: {"d_model": (1000, 1200, 1400, 1800, 2200, 2560, 3000, 3600, 4200, 5000, 1100, 1300, 1500, 1600,
                                    1700, 1900, 2000, 2400, 2800, 3200, 3400, 3800, 4400, 4800)}},
-    "attention_cost": {2: {HEADS: _ODD_HEADS}, 3: {HEADS: _AWKWARD_HEADS}},
+    # level 3: the block's crossover with another d_ff than 4 d_model (worked out, not remembered as 6d)
+    "attention_cost": {2: {HEADS: _ODD_HEADS}, 3: {HEADS: _AWKWARD_HEADS, "d_ff_multiple": (2, 3, 5, 6, 8)}},
     # level 3: with biases and LayerNorms, and the count's size in MiB at fp16 or fp32 (one more step)
     "param_count": {2: {HEADS: _ODD_HEADS, "convention": ("notes",)},
                     3: {HEADS: _AWKWARD_HEADS, "convention": ("full",), "memory": (2, 4)}},

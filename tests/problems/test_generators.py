@@ -199,7 +199,10 @@ def in_mib(p, count):
 def attention_cost(p, v):
     b, n, d, h = p["batch"], p["seq_len"], p["d_model"], p["n_heads"]
     # the block: 2·B·L²·d (QKᵀ, AV) = 4·B·L·d² (projections) + 2·B·L·d·4d (FFN)  =>  L = 6d
-    return {"scores": b * h * n * n * (d // h), "projection": b * n * d * d, "crossover": d, "block": 6 * d}[p["ask"]]
+    # with d_ff = m·d: 2·B·L²·d = 4·B·L·d² + 2·B·L·d·m·d  =>  L = (2 + m)·d
+    return {"scores": b * h * n * n * (d // h), "projection": b * n * d * d, "crossover": d,
+            "block": (2 + p.get("d_ff_multiple", 4)) * d, "attention": 2 * b * n * n * d,
+            "projections": 4 * b * n * d * d}[p["ask"]]
 
 
 def kv_cache(p, v):
@@ -223,6 +226,9 @@ def transformer_params(p, v):
 
 def warmup_lr(p, v):
     d, w = p["d_model"], p["warmup"]
+    if p["ask"] == "fraction":   # past the peak lr = peak · (s / w)^(−0.5) = f · peak
+        a, b = map(int, p["share"].split("/"))
+        return w * b * b / (a * a)
     s = w if p["ask"] == "peak" else p["step"]
     return 1e4 / math.sqrt(d) * min(1 / math.sqrt(s), s / w**1.5)
 

@@ -172,11 +172,17 @@ def test_higher_levels_of_the_ffn_leave_d_ff_to_the_learner():
             assert d not in (64, 128, 256, 512, 1024)
 
 
-def test_level_three_of_the_warmup_peak_is_no_round_number():
-    # 1600^-0.5 · 10000^-0.5 = 2.5e-4 exactly, easier than level 1's 6.9877; now no d_model or warmup is a square
-    peaks = [registry.get("warmup_lr").draw(np.random.default_rng(seed), level=3, ask="peak") for seed in range(20)]
-    assert all(abs(v.answer * 100 - round(v.answer * 100)) > 1e-3 for v in peaks)
-    assert all(v.answer == pytest.approx(1e4 / (v.params["d_model"] * v.params["warmup"]) ** 0.5) for v in peaks)
+def test_level_three_of_the_warmup_peak_asks_where_lr_falls_to_a_share_of_it():
+    # issue 23: the peak, then one more step: past the peak lr = peak · (s / warmup)^(−0.5), so s = warmup / f²
+    from fractions import Fraction
+
+    grown = [registry.get("warmup_lr").draw(np.random.default_rng(seed), level=3, ask="peak") for seed in range(20)]
+    for v in grown:
+        f, w, d = Fraction(v.params["share"]), v.params["warmup"], v.params["d_model"]
+        assert v.params["ask"] == "fraction" and v.answer == w / f**2
+        peak = (d * w) ** -0.5                                       # by hand: lr at s = warmup
+        assert f"{peak:.6e}" in v.solution[2] and str(v.answer) in v.solution[-1]
+    assert len({v.answer for v in grown}) >= 10
 
 
 def test_teacher_forcing_grows_longer_sentences_under_a_pinned_question():
