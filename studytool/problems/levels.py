@@ -163,7 +163,10 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
     "teacher_forcing": {2: {"ask": ("visible", "labels"), ("source", "target"): _targets(4, 4)},
                         3: {"ask": ("predict",), ("source", "target"): _targets(5, 6)}},   # longer sentences
     "kv_cache": {2: {"bytes_per_value": (1,), "num_layers": (20, 24, 28, 36, 40, 44)},
-                 3: {"num_layers": (48, 60, 80, 96), "ask": ("total",)}},
+                 # level 3: grouped-query attention at the drawn dtype (one more step)
+                 3: {"num_layers": (48, 60, 80, 96), "d_model": (2048, 3072, 4096, 5120, 8192),
+                     ("n_heads", "kv_heads"): ((32, 8), (32, 4), (16, 4), (32, 2), (64, 8), (16, 2)),
+                     "ask": ("total",)}},
     "tied_embeddings": {2: {"vocab": (30522, 32000, 32768, 40000, 50257), "d_model": (768, 1024, 1280, 1536, 2048)},
                         3: {"vocab": (50257, 49152, 65536, 100000, 128000), "d_model": (1600, 2048, 2560, 4096, 5120),
                             "ask": ("encoder_decoder",), "memory": (2, 4)}},
@@ -176,8 +179,11 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
     "temperature_softmax": {2: {"temperature": (0.25, 3)},
                             3: {("logits", "temperature", "masked"): _unsaturated(5, -3, 5, (0.6, 0.75, 1.5, 2.5)),
                                 "ask": ("vector",)}},
-    "rms_norm": {2: {"x": _distinct(5, -9, 9, nonzero=True)}, 3: {"x": _distinct(6, -20, 20, nonzero=True)}},
-    "rope_score": {2: {"m": (6, 7), "n": (0, 2)}, 3: {"m": (9,), "n": (3,), "ask": ("score",)}},
+    # level 3: RMSNorm then its learnable gain; RoPE's score then attention's scaling (one more step each)
+    "rms_norm": {2: {"x": _distinct(5, -9, 9, nonzero=True)},
+                 3: {("x", "gain"): lambda rng: (_distinct(4, -9, 9, nonzero=True)(rng),
+                                                 [float(v) for v in rng.choice([-1, 0.5, 1.5, 2, 3], 4)])}},
+    "rope_score": {2: {"m": (6, 7), "n": (0, 2)}, 3: {"m": (9,), "n": (3,), "scaled": (True,), "ask": ("score",)}},
     "beam_search": {2: {"ask": ("beam",), BEAM: _close_call(0.08)}, 3: {"ask": ("prob",), BEAM: _close_call(0.03)}},
     # an encoder-decoder (3 norms a decoder layer, a final one per Pre-LN stack); level 3: a whole layer's two
     # residual steps, and the norms' parameters with and without biases

@@ -206,7 +206,9 @@ def attention_cost(p, v):
 
 
 def kv_cache(p, v):
-    numbers = 2 * p["num_layers"] * p["d_model"] * p["bytes_per_value"]   # K and V, every layer, one token
+    # K and V, every layer, one token; with GQA only kv_heads heads of d_model / n_heads each
+    width = p["kv_heads"] * p["d_model"] // p["n_heads"] if "kv_heads" in p else p["d_model"]
+    numbers = 2 * p["num_layers"] * width * p["bytes_per_value"]
     return {"total": numbers * p["batch"] * p["seq_len"] / 2**20, "per_token": numbers / 1024}[p["ask"]]
 
 
@@ -240,14 +242,16 @@ def temperature_softmax(p, v):
 
 def rms_norm(p, v):
     rms = math.sqrt(mean([x * x for x in p["x"]]))
-    return rms if p["ask"] == "rms" else [x / rms for x in p["x"]]
+    return rms if p["ask"] == "rms" else [g * x / rms for g, x in zip(p.get("gain", [1] * len(p["x"])), p["x"])]
 
 
 def rope_score(p, v):
     # a pair (a, b) at position t is the complex number a + bi times e^(i·t)
     q, k = complex(*p["q"]) * complex(math.cos(p["m"]), math.sin(p["m"])), complex(*p["k"]) * complex(
         math.cos(p["n"]), math.sin(p["n"]))
-    return [q.real, q.imag] if p["ask"] == "rotate" else q.real * k.real + q.imag * k.imag
+    if p["ask"] == "rotate":
+        return [q.real, q.imag]
+    return (q.real * k.real + q.imag * k.imag) / (math.sqrt(2) if p.get("scaled") else 1)   # d_k = 2
 
 
 def beam_search(p, v):
