@@ -25,7 +25,7 @@ from studytool.decks.model import Card, Deck
 
 # issue 23's checks of generated cards (`fairness.py`): no rule beats an item, answers vary and no key is degenerate
 # at every level; level 3 asks a combined question; level 1 and 2 stay hand-sized
-FAIRNESS_CHECKS = ("fair_items", "level_sizes")
+FAIRNESS_CHECKS = ("fair_items", "level_three_combines", "level_sizes")
 
 SEEDS = 100                   # showings per card
 MAX_LETTER_SHARE = 0.40       # no letter right in more than 40% of single-answer choice showings

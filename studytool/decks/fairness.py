@@ -193,6 +193,8 @@ def _first_shape(prompt: str) -> tuple[int, ...] | None:
 def _beam(variant) -> tuple[str, bool, float] | None:
     """Beam search's shortcut: the answer follows the less likely first word (then its likelier next word)."""
     p = variant.params
+    if p["ask"] == "runner_up":
+        return None   # the rule names the best sequence; the runner-up is another question
     first = {"A": p["p_first"], "B": 1 - p["p_first"]}
     less = min(first, key=first.get)
     after = p["x_after_a"] if less == "A" else p["x_after_b"]

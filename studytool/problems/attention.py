@@ -196,9 +196,10 @@ class _Tiny:
     head: str
     steps: tuple[str, ...]
     params: dict[str, Any]
+    unmasked: Any = None    # level 3: (out, weights) without the padding mask, the new step's mistake
 
 
-def _tiny(rng: np.random.Generator, q, k, v, len_q, len_k, d_k, ask: str) -> _Tiny:
+def _tiny(rng: np.random.Generator, q, k, v, len_q, len_k, d_k, ask: str, padded: bool = False) -> _Tiny:
     import numpy as np
     from studytool import engine
 
@@ -210,18 +211,25 @@ def _tiny(rng: np.random.Generator, q, k, v, len_q, len_k, d_k, ask: str) -> _Ti
         q, k, v = (dq if q is None else q), (dk if k is None else k), (dv if v is None else v)
     qs, ks, vs = (np.asarray(a, dtype=float) for a in (q, k, v))
     width = qs.shape[1]
-    out, weights = engine.scaled_dot_product_attention(qs, ks, vs)  # (Lq, d_v), (Lq, Lk)
+    # level 3: the last key is padding, blocked for every query (True = blocked), one more step
+    mask = np.arange(len(ks)) == len(ks) - 1 if padded else None
+    out, weights = engine.scaled_dot_product_attention(qs, ks, vs, mask)  # (Lq, d_v), (Lq, Lk)
     raw = qs @ ks.T                                                  # (Lq, d_k) @ (d_k, Lk) -> (Lq, Lk)
     scores = raw / math.sqrt(width)
     steps = (
         f"QKᵀ = {mat(raw)}",
         f"除以 √d_k = √{width} = {num(math.sqrt(width))}：{mat(scores)}",
+        *((f"padding 掩码：第 {len(ks)} 个 key 是补齐，它那一列分数设为 −∞（softmax 后为 0）",) if padded else ()),
         f"按行 softmax：{mat(weights)}",
         f"加权求和 softmax(·)V = {mat(out)}",
     )
-    return _Tiny(vs, width, raw, scores, weights, out, engine.softmax(raw),
-                 f"Q = {mat(qs)}，K = {mat(ks)}，V = {mat(vs)}（每行一个 token，d_k = {width}）。", steps,
-                 {"q": plain(q), "k": plain(k), "v": plain(v), "ask": ask})
+    blocked = np.where(mask, -np.inf, raw) if padded else raw
+    head = f"Q = {mat(qs)}，K = {mat(ks)}，V = {mat(vs)}（每行一个 token，d_k = {width}）。"
+    if padded:
+        head += f"第 {len(ks)} 个 key 是补齐的 padding，被掩码遮住（对每个 query）。"
+    params = {"q": plain(q), "k": plain(k), "v": plain(v), "ask": ask} | ({"padded": True} if padded else {})
+    unmasked = engine.scaled_dot_product_attention(qs, ks, vs) if padded else None   # the new step's mistake
+    return _Tiny(vs, width, raw, scores, weights, out, engine.softmax(blocked), head, steps, params, unmasked)
 
 
 def _scores(t: _Tiny) -> Variant:
@@ -232,16 +240,23 @@ def _scores(t: _Tiny) -> Variant:
                    hints, params=t.params)
 
 
+_FORGOT_MASK = "别忘了 padding 掩码：补齐的 key 分数设为 −∞，权重为 0。"
+
+
 def _weights(t: _Tiny) -> Variant:
     kind, answer = _shaped(t.weights)
     hints = (Hint(_shaped(t.unscaled)[1], "softmax 之前要先除以 √d_k。"),)
+    if t.unmasked is not None:
+        hints += (Hint(_shaped(t.unmasked[1])[1], _FORGOT_MASK),)
     return Variant(t.head + "注意力权重 softmax(QKᵀ/√d_k)（对 key 方向做 softmax）是什么？", kind, answer,
-                   FOUR_DECIMALS, t.steps[:3], hints, params=t.params)
+                   FOUR_DECIMALS, t.steps[:-1], hints, params=t.params)
 
 
 def _output(t: _Tiny) -> Variant:
     kind, answer = _shaped(t.out)
     hints = (Hint(_shaped(t.unscaled @ t.vs)[1], "softmax 之前要先除以 √d_k。"),)
+    if t.unmasked is not None:
+        hints += (Hint(_shaped(t.unmasked[0])[1], _FORGOT_MASK),)
     return Variant(t.head + "注意力输出 softmax(QKᵀ/√d_k)·V 是什么？", kind, answer, FOUR_DECIMALS, t.steps, hints,
                    params=t.params)
 
@@ -305,16 +320,19 @@ ATTENTION_ASKS = (*_TINY_QUESTIONS, *_HEAD_QUESTIONS)
         Param("len_k", "number of keys (default: drawn from 2..3)", None, int_in(2, 4)),
         Param("d_k", "query/key width of the tiny matrices (default: drawn from 2, 4)", None, int_in(1, 4)),
         *sizes("d_model", "n_heads"),
+        Param("padded", "weights, output: the last key is padding, masked for every query (level 3; default: "
+                        "none)", False, lambda v: None if isinstance(v, bool) else f"expected true or false, got {v!r}"),
     ),
     example={"d_model": 512, "n_heads": 8, "ask": "d_k"},
     constraints=(divisible, _attention_inputs, pinned_length("q", "len_q"), pinned_length("k", "len_k"),
         pinned_length("v", "len_k")),
 )
-def attention_scores(rng: np.random.Generator, *, q, k, v, len_q, len_k, d_k, d_model, n_heads, ask) -> Variant:
+def attention_scores(rng: np.random.Generator, *, q, k, v, len_q, len_k, d_k, d_model, n_heads, padded,
+                     ask) -> Variant:
     """Scaled dot-product attention (params: q, k, v, len_q, len_k, d_k, d_model, n_heads, ask).
 
     The notes' example (encoder self-test) pins d_model=512, n_heads=8, ask=d_k: d_k = 512/8 = 64.
     """
     if ask in _HEAD_QUESTIONS:
         return _HEAD_QUESTIONS[ask](_heads(rng, d_model, n_heads, ask))
-    return _TINY_QUESTIONS[ask](_tiny(rng, q, k, v, len_q, len_k, d_k, ask))
+    return _TINY_QUESTIONS[ask](_tiny(rng, q, k, v, len_q, len_k, d_k, ask, padded and ask != "scores"))

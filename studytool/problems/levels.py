@@ -133,13 +133,13 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
                        "ask": ("output", "ln_output")}},
     # level 3: softmax with a temperature and a mask (4 scores, as level 1: the steps are the growth)
     "softmax": {2: {"size": (5,), "low": (-5,), "high": (5,)},
-                3: {"size": (4,), "low": (-4,), "high": (5,), "temperature": (0.5, 2, 4, 0.25)}},
+                3: {"size": (4,), "low": (-3,), "high": (4,), "temperature": (0.5, 1.5, 2, 4)}},
     # level 2: a row of at most 8 numbers to type
     "positional_encoding": {2: {"d_model": (5, 6, 7, 8), "pos": lambda rng: int(rng.integers(10, 60))},
                             3: {"d_model": (3, 4), "pos": lambda rng: int(rng.integers(2, 40)), "ask": ("dot",)}},
     "attention_scores": {2: {"len_q": (2,), "len_k": (3,), HEADS: _ODD_HEADS},
-                         3: {"len_q": (2,), "len_k": (4,), "d_k": (4,), HEADS: _AWKWARD_HEADS,
-                             "ask": ("output", "weights")}},
+                         3: {"len_q": (2,), "len_k": (4,), "d_k": (4,), HEADS: _AWKWARD_HEADS, "padded": (True,),
+                             "ask": ("output", "weights")}},   # level 3: the last key padded, one more step
     "multi_head_shapes": {2: {HEADS: _ODD_HEADS}, 3: {HEADS: _AWKWARD_HEADS}},
     "cross_attention_shapes": {2: {HEADS: _ODD_HEADS},
                                3: {HEADS: _AWKWARD_HEADS, ("src_len", "tgt_len"): ((37, 23), (61, 100), (45, 17))}},
@@ -147,7 +147,8 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
     "ffn_shapes": {2: {"d_model": (96, 160, 224, 288, 360, 480, 560, 720, 800, 880, 112, 176, 208, 240, 272, 304,
                                    336, 400, 440, 520, 600, 640, 680, 760)},
                    3: {"d_model": (1000, 1200, 1400, 1800, 2200, 2560, 3000, 3600, 4200, 5000, 1100, 1300, 1500, 1600,
-                                   1700, 1900, 2000, 2400, 2800, 3200, 3400, 3800, 4400, 4800)}},
+                                   1700, 1900, 2000, 2400, 2800, 3200, 3400, 3800, 4400, 4800),
+                       "flat": (True,)}},   # level 3: B and L flattened first, as implementations do
     # level 3: the block's crossover with another d_ff than 4 d_model (worked out, not remembered as 6d)
     "attention_cost": {2: {HEADS: _ODD_HEADS}, 3: {HEADS: _AWKWARD_HEADS, "d_ff_multiple": (2, 3, 5, 6, 8)}},
     # level 3: with biases and LayerNorms, and the count's size in MiB at fp16 or fp32 (one more step)
@@ -161,7 +162,8 @@ TABLE: dict[str, dict[int, dict[Any, Draw]]] = {
     "padding_mask": {2: {"batch": (4, 5), "max_len": (7, 8, 9)},
                      3: {"batch": (3, 4), "max_len": (5, 6), "ask": ("causal_count",)}},   # with the causal mask
     "teacher_forcing": {2: {"ask": ("visible", "labels"), ("source", "target"): _targets(4, 4)},
-                        3: {"ask": ("predict",), ("source", "target"): _targets(5, 6)}},   # longer sentences
+                        # longer sentences; level 3 names the step by what it sees (one more step)
+                        3: {"ask": ("predict",), ("source", "target"): _targets(5, 6), "by_sight": (True,)}},
     "kv_cache": {2: {"bytes_per_value": (1,), "num_layers": (20, 24, 28, 36, 40, 44)},
                  # level 3: grouped-query attention at the drawn dtype (one more step)
                  3: {"num_layers": (48, 60, 80, 96), "d_model": (2048, 3072, 4096, 5120, 8192),

@@ -88,7 +88,7 @@ def _causal_visible(c: _Causal, rng: np.random.Generator) -> Variant:
     hints = tuple(hint for hint in wrong if hint.answer != tuple(float(v) for v in row))
     return Variant(c.head + f"第 t = {t} 行（第 {t} 个位置）对 {n} 个 key 的允许情况是什么？"
                    f"（1 = 可以看，0 = 遮住，{n} 个数）", "vector", tuple(float(v) for v in row), None,
-                   c.steps[:1] + (mask_step(f"第 {t} 行 = ", vec(row), c.blocked[t], "causal", t),), hints,
+                   c.steps[:1 + bool(c.pad)] + (mask_step(f"第 {t} 行 = ", vec(row), c.blocked[t], "causal", t),), hints,
                    params={**c.params, "t": t})
 
 
@@ -148,8 +148,9 @@ def causal_mask(rng: np.random.Generator, *, n, t, pad, ask) -> Variant:
     counted = (f"，padding 再遮住补齐列里 i ≥ j 的 {' + '.join(str(k) for k in range(pad, 0, -1))} = "
                f"{pad * (pad + 1) // 2} 格，共遮住 "
                f"{int(blocked.sum())}，允许 {int(allowed.sum())}" if pad else "")
-    steps = ("第 i 行只能看 j ≤ i 的位置（自己和之前），j > i 的未来位置被遮住（分数设为 −∞，softmax 后为 0）" +
-             (f"；padding 掩码再遮住 j ≥ {n - pad} 的补齐 key 列（每一行都遮）" if pad else ""),
+    # with padding, its own step: the second mask is the second reasoning step
+    steps = ("第 i 行只能看 j ≤ i 的位置（自己和之前），j > i 的未来位置被遮住（分数设为 −∞，softmax 后为 0）",
+             *((f"padding 掩码再遮住 j ≥ {n - pad} 的补齐 key 列（每一行都遮）；任一掩码遮住就算遮住",) if pad else ()),
              mask_step("允许矩阵（1 = 可以看）= ", mat(allowed), blocked, "causal"),
              f"因果掩码允许 1 + 2 + … + {n} = {n * (n + 1) // 2} 格，遮住 {n} × {n} − {n * (n + 1) // 2}"
              f" = {n * (n - 1) // 2}{counted}")
@@ -271,6 +272,7 @@ class _Forcing:
     head: str
     params: dict[str, Any]
     t: int | None               # ask=visible/predict: pinned, or drawn there
+    by_sight: bool = False      # ask=predict, level 3: the step given by the tokens it sees, not by t
 
     @property
     def decoder_input(self) -> tuple[str, ...]:
@@ -335,8 +337,13 @@ def _predict(f: _Forcing, rng: np.random.Generator) -> Variant:
     last = "这是最后一步，目标是结束符 <eos>：模型由此学会何时停下。" if labels[t] == END else \
         f"目标是标准答案里的下一个词 {labels[t]}。"
     step = f"第 t = {t} 步看到 {' '.join(seen)}；{last}"
-    return Variant(f.head + f"第 t = {t} 步（从 0 数）模型应该预测哪个词元？（选一个选项）", "choice",
-                   frozenset(f.seq(labels[t:t + 1])), None, (*f.steps(), step), hints, f.options, params=params)
+    question = f"第 t = {t} 步（从 0 数）模型应该预测哪个词元？（选一个选项）"
+    steps = (*f.steps(), step)
+    if f.by_sight:   # level 3: the step is given by what the causal mask lets it see, one more step to find t
+        question = f"decoder 的自注意力（带因果掩码）这一步能看到 {' '.join(seen)}。这一步模型应该预测哪个词元？（选一个选项）"
+        steps = (*f.steps(), f"能看到 {len(seen)} 个输入词元：因果掩码下第 t 步看到前 t+1 个，所以 t = {t}", step)
+    return Variant(f.head + question, "choice", frozenset(f.seq(labels[t:t + 1])), None, steps, hints, f.options,
+                   params=params | ({"by_sight": True} if f.by_sight else {}))
 
 
 _TEACHER_QUESTIONS = {"decoder_input": _decoder_input, "labels": _labels, "visible": _visible, "predict": _predict}
@@ -350,12 +357,14 @@ _TEACHER_QUESTIONS = {"decoder_input": _decoder_input, "labels": _labels, "visib
         Param("target", "the target sentence as words, pinned (default: drawn)", None, tokens(2, 6)),
         Param("source", "the source sentence, shown for context (default: drawn with the target)", None, text),
         Param("t", "step for ask=visible/predict (default: drawn)", None, int_in(0, 6)),
+        Param("by_sight", "ask=predict: name the step by the tokens it sees, not by t (level 3; default: by t)", False,
+              lambda v: None if isinstance(v, bool) else f"expected true or false, got {v!r}"),
     ),
     example={"target": ["我", "爱", "AI"], "source": "I love AI", "ask": "decoder_input"},
     constraints=(_step_in_target,),
     small={"predict": "the answer is the letter of one of the 4-8 shown tokens"},
 )
-def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Variant:
+def teacher_forcing(rng: np.random.Generator, *, target, source, t, by_sight, ask) -> Variant:
     """Teacher forcing with a shifted-right decoder input (params: target, source, t, ask).
 
     The notes' example pins target=[我, 爱, AI], source="I love AI", ask=decoder_input: <s> 我 爱 AI.
@@ -369,5 +378,5 @@ def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Vari
     words = tuple(target)
     options = tuple(np.asarray((START, *words, END), dtype=object)[rng.permutation(len(words) + 2)])
     head = f"训练翻译模型：源句 “{source}”，标准答案是 “{' '.join(words)}”，训练时用 teacher forcing。"
-    forcing = _Forcing(words, options, head, {"target": list(words), "source": source, "ask": ask}, t)
+    forcing = _Forcing(words, options, head, {"target": list(words), "source": source, "ask": ask}, t, by_sight)
     return _TEACHER_QUESTIONS[ask](forcing, rng)

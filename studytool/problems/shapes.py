@@ -238,10 +238,34 @@ _FFN_WIDTHS = (64, 96, 128, 160, 192, 224, 256, 320, 384, 448, 512, 576, 640, 70
     params=(
         *sizes("batch", "seq_len", "d_model"),
         Param("d_ff", "hidden width (default: 4 * d_model)", None, int_in(1, 1_000_000)),
+        Param("flat", "the batch and sequence axes flattened into one, [B·L, d_model], before the matmuls, as an "
+                      "implementation does (level 3; default: not)", False,
+              lambda v: None if isinstance(v, bool) else f"expected true or false, got {v!r}"),
     ),
     example={"batch": 32, "seq_len": 10, "d_model": 512, "d_ff": 2048, "ask": "expand"},
 )
-def ffn_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, d_ff, ask) -> Variant:
+def ffn_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, d_ff, flat, ask) -> Variant:
+    """The FFN's shapes; with `flat` (level 3), after flattening B and L into one axis: one more step."""
+    variant = _ffn(rng, batch, seq_len, d_model, d_ff, ask)
+    if not flat:
+        return variant
+    from dataclasses import replace
+
+    b, length = variant.params["batch"], variant.params["seq_len"]
+    step = f"先展平：[B, L, d_model] → [B·L, d_model] = {shape((b * length, variant.params['d_model']))}"
+    answer, hints = variant.answer, variant.hints
+    if ask in ("expand", "contract"):   # the activations lose an axis; the weights keep their shapes
+        answer = (b * length, answer[-1])
+        hints = (Hint(variant.answer, "展平后 B 和 L 合成一个轴 B·L：只剩两个轴。"),
+                 *(Hint((b * length, h.answer[-1]), h.message) for h in hints if isinstance(h.answer, tuple)))
+    else:
+        step += "（权重的形状不受展平影响）"
+    return replace(variant, prompt=variant.prompt.replace("。", "。实现时先把 batch 和序列两个轴展平成一个轴 [B·L, d_model]"
+                                                              "，再做矩阵乘法。", 1),
+                   answer=answer, solution=(step, *variant.solution), hints=hints, params={**variant.params, "flat": True})
+
+
+def _ffn(rng: np.random.Generator, batch, seq_len, d_model, d_ff, ask) -> Variant:
     """The position-wise FFN's shapes (params: batch, seq_len, d_model, d_ff, ask).
 
     The notes' example pins batch=32, seq_len=10, d_model=512, d_ff=2048, ask=expand: [32, 10, 2048].

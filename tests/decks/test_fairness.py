@@ -80,3 +80,10 @@ def test_order_cards_may_show_the_right_order(bundled_cards):
     three = Card("t", "o", "order", "layernorm", body={"q": "排序", "items": ["a", "b", "c"]})
     shown = [three.pose(seed).answer for seed in range(300)]
     assert 20 <= shown.count((0, 1, 2)) <= 80   # about 1 in 6
+
+
+def test_every_bundled_generated_card_grows_a_step_by_level_three(bundled_cards):
+    for card in bundled_cards:
+        if card.kind == "generated":
+            report = measure(card, 8)
+            assert report.steps[3] > report.steps[1], (card.key, report.steps)

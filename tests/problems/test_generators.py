@@ -123,7 +123,8 @@ def attention_scores(p, v):
     q, k, val = p["q"], p["k"], p["v"]
     scale = math.sqrt(len(q[0]))
     scores = [[s / scale for s in row] for row in matmul(q, transpose(k))]
-    weights = [softmax(row) for row in scores]
+    padded = len(k) - 1 if p.get("padded") else None   # the last key masked for every query
+    weights = [masked_softmax(row, 1, padded) for row in scores]
     result = {"scores": scores, "weights": weights, "output": matmul(weights, val)}[ask]
     return result[0] if len(q) == 1 else result
 
@@ -168,7 +169,8 @@ def cross_attention_shapes(p, v):
 
 def ffn_shapes(p, v):
     b, n, d, f = p["batch"], p["seq_len"], p["d_model"], p["d_ff"]
-    return {"expand": [b, n, f], "contract": [b, n, d], "d_ff": f, "w1": [d, f], "w2": [f, d]}[p["ask"]]
+    rows = [b * n] if p.get("flat") else [b, n]   # flattened: one axis of B·L tokens
+    return {"expand": [*rows, f], "contract": [*rows, d], "d_ff": f, "w1": [d, f], "w2": [f, d]}[p["ask"]]
 
 
 def param_count(p, v):
