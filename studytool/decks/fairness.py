@@ -64,7 +64,7 @@ class CardFairness:
             rule=names[rule], share=self.rules[rule], chance=self.chance[rule]) for rule in self.beaten_by()]
         if self.letters and max(self.letters.values()) > 1 / len(self.letters) + MARGIN:
             found.append(_("one letter right in {share:.0%}").format(share=max(self.letters.values())))
-        if not self.letters and not self.small:
+        if not self.small:
             found += [_("level {level}: {n} distinct answers in {seeds} draws").format(level=level, n=n, seeds=seeds)
                       for level, n in self.distinct.items() if n < MIN_DISTINCT * seeds]
         if self.degenerate > MAX_DEGENERATE:
@@ -96,10 +96,11 @@ def measure(card: Card, seeds: int) -> CardFairness:
     right: Counter[str] = Counter()
     chance: dict[str, list[float]] = {}
     letters: Counter[int] = Counter()
-    drawn = 0
+    drawn = chosen = options = 0
     for level in LEVELS:
         shown = [card.pose(seed, level) for seed in range(seeds)]
-        report.distinct[level] = len({format_answer(variant) for variant in shown})
+        if shown[0].kind != "choice":   # a letter-answered level is held to balanced letters instead
+            report.distinct[level] = len({format_answer(variant) for variant in shown})
         report.steps[level] = round(sum(len(variant.solution) for variant in shown) / len(shown), 2)
         if level in MAX_COMPUTED:
             report.computed[level] = max(computed_numbers(variant) for variant in shown)
@@ -108,15 +109,15 @@ def measure(card: Card, seeds: int) -> CardFairness:
             report.degenerate += degenerate(variant)
             if variant.kind == "choice":
                 letters.update(variant.answer)
+                chosen, options = chosen + 1, max(options, len(variant.options))
             for rule, (hit, odds) in play(variant).items():
                 right[rule] += hit
                 chance.setdefault(rule, []).append(odds)
     report.degenerate = round(report.degenerate / drawn, 3)
     report.rules = {rule: round(right[rule] / len(odds), 3) for rule, odds in chance.items()}
     report.chance = {rule: round(sum(odds) / len(odds), 3) for rule, odds in chance.items()}
-    if letters:
-        options = len(card.pose(0).options)
-        report.letters = {chr(65 + i): round(letters[i] / drawn, 3) for i in range(options)}
+    if chosen:
+        report.letters = {chr(65 + i): round(letters[i] / chosen, 3) for i in range(options)}
     return report
 
 
