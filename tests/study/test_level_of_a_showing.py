@@ -83,7 +83,8 @@ cards:
 """
 
 
-@pytest.mark.parametrize("level, sizes", [(1, range(3, 6)), (2, range(6, 8)), (3, [8])])
+# level 3 keeps the notes' 4 numbers and adds the residual add (issue 23: a combined question, not a longer vector)
+@pytest.mark.parametrize("level, sizes", [(1, range(3, 5)), (2, range(6, 8)), (3, [4])])
 def test_worksheet_and_quiz_json_carry_the_pinned_level(tmp_path, level, sizes):
     (tmp_path / "lv.yaml").write_text(LEVEL_DECK, encoding="utf-8")
     env = {"STUDYTOOL_HOME": str(tmp_path), "STUDYTOOL_NOW": "2026-03-02T09:00:00+00:00", "STUDYTOOL_LANG": "en"}
@@ -101,6 +102,7 @@ def test_worksheet_and_quiz_json_carry_the_pinned_level(tmp_path, level, sizes):
         logged = [json.loads(row[0]) for row in con.execute("SELECT params FROM reviews ORDER BY id")]
     assert [params["level"] for params in logged] == [level, level]
     assert all(len(params["x"]) in sizes for params in logged)
+    assert all(("residual" in params) == (level == 3) for params in logged)
     assert CliRunner().invoke(app, [*common, "quiz", "--level", "4"], env=env).exit_code == 2
 
 
