@@ -19,7 +19,7 @@ from typing import Any
 
 from studytool.decks.model import Deck
 from studytool.study.days import Days
-from studytool.study.store import Schedule, Store, format_time
+from studytool.study.store import Store, format_time
 
 WINDOW_DAYS = 30       # retention and weakest topics look this far back
 CHART_DAYS = 14        # answers per day and the due forecast
