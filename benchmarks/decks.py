@@ -70,7 +70,7 @@ def main() -> None:
 
     import yaml
 
-    from studytool.decks import loader
+    from studytool.decks import cache, loader
     from studytool.decks.validate import validate_deck
 
     with tempfile.TemporaryDirectory() as folder:
@@ -94,7 +94,7 @@ def main() -> None:
         pickled = [timed(pickle.loads, blob)[0] for _ in range(args.runs)]
         composes, validates = [], []
         for _ in range(args.runs):
-            with loader._gc_paused():   # as the loader does
+            with cache.gc_paused():   # as the loader does
                 seconds, root = timed(yaml.compose, data, loader._loader())
                 composes.append(seconds)
                 validates.append(timed(validate_deck, root, str(path), [])[0])

@@ -9,6 +9,12 @@ the fixed numeric cards, and the blind strategies that need no knowledge: "pick 
 answer), "every option but the shortest" (multi-select), "true exactly when the statement has a negation",
 "true when the statement is longer than the median one",
 and "copy a number shown in the prompt" (cards where some shown number is the answer in > 5% of showings). `studytool decks audit` checks the same rules card by card.
+
+    .venv/bin/python benchmarks/items.py --fair [--seeds 100]
+
+Issue 23's rates instead (`studytool.decks.fairness`, each generated card over `--seeds` draws at each level):
+the knowledge-free rules that beat an item, distinct answers, degenerate keys, worked steps per level, computed
+numbers to type, and how often order cards show their items in the right order.
 """
 
 from __future__ import annotations
@@ -28,8 +34,11 @@ from studytool.decks.select import plan
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=30)
+    parser.add_argument("--fair", action="store_true", help="issue 23's rates (default --seeds 100)")
     args = parser.parse_args()
     decks = load_decks(Settings())
+    if args.fair:
+        return fair(decks, args.seeds if args.seeds != 30 else 100)
     letters, true_false, positions, leaking = Counter(), Counter(), {}, set()
     blind, copies, statements = Counter(), Counter(), []
     for seed in range(args.seeds):
@@ -74,6 +83,44 @@ def main() -> None:
     print(f"target: no letter > {MAX_LETTER_SHARE:.0%}, true {TRUE_SHARE[0]:.0%}-{TRUE_SHARE[1]:.0%}, every choice "
           f"card moves, no format line shows an answer, at most {MAX_FIXED_NUMERIC} fixed numeric cards, "
           f"longest option <= {MAX_LONGEST:.0%}, negation cue <= {MAX_NEGATION_CUE:.0%}, no shown number copied")
+
+
+def fair(decks, seeds: int) -> None:
+    from studytool.decks.fairness import MAX_COMPUTED, audit_cards
+
+    cards = [card for deck in decks for card in deck.cards]
+    reports = audit_cards(cards, seeds)
+    print(f"{len(reports)} generated cards, {seeds} seeds at each of levels 1-3")
+    beaten = [(r.card, rule, r.rules[rule], r.chance[rule]) for r in reports for rule in r.beaten_by()]
+    print(f"cards a knowledge-free rule beats (> chance + 10 points): {len({b[0] for b in beaten})}")
+    for card, rule, share, chance in beaten:
+        print(f"  {card}: {rule} {share:.0%} (chance {chance:.0%})")
+    worst: dict[str, float] = {}
+    for r in reports:
+        for rule, share in r.rules.items():
+            worst[rule] = max(worst.get(rule, 0.0), share - r.chance[rule])
+    print("worst margin over chance per rule: " + ", ".join(f"{rule} {m:+.0%}" for rule, m in sorted(worst.items())))
+    few = [(r.card, level, n) for r in reports for level, n in r.distinct.items() if n < 0.2 * seeds]
+    print(f"(card, level)s with < 20 distinct answers per 100 seeds: {len(few)} of {sum(map(len, (r.distinct for r in reports)))}"
+          f" ({len({f[0] for f in few})} cards; {sum(bool(r.small) for r in reports)} declare few by nature)")
+    for card, level, n in few:
+        print(f"  {card} level {level}: {n}")
+    unbalanced = [(r.card, max(r.letters.values())) for r in reports if r.letters
+                  and max(r.letters.values()) > 1 / len(r.letters) + 0.1]
+    print(f"letter-answered cards with a letter above chance + 10: {unbalanced}")
+    degenerate = [(r.card, r.degenerate) for r in reports if r.degenerate > 0.05]
+    print(f"cards with a degenerate key in > 5% of draws: {len(degenerate)}: "
+          + ", ".join(f"{card} {share:.0%}" for card, share in degenerate))
+    flat = [r.card for r in reports if not r.steps[3] > r.steps[1]]
+    print(f"cards whose level 3 takes no more worked steps than level 1: {len(flat)} of {len(reports)}: {', '.join(flat)}")
+    for level, most in MAX_COMPUTED.items():
+        over = [(r.card, r.computed[level]) for r in reports if r.computed[level] > most]
+        print(f"level {level}: cards with > {most} computed numbers to type: {len(over)}: "
+              + ", ".join(f"{card} {n}" for card, n in over))
+    orders = [card for card in cards if card.kind == "order"]
+    in_order = sum(card.pose(seed).answer == tuple(range(len(card.body["items"])))
+                   for card in orders for seed in range(seeds))
+    print(f"order cards shown in the right order: {in_order} of {len(orders) * seeds}")
 
 
 def _copied(copies: Counter) -> str:

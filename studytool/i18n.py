@@ -792,7 +792,11 @@ ZH: dict[str, str] = {
     " ({hint})": "（{hint}）",
     "{problem}; {advice}": "{problem}；{advice}",
     "give {d} decimals (your {given} rounds the same)": "请给出 {d} 位小数（你的 {given} 四舍五入后一致）",
-    "close — check the rounding in the last step": "很接近——检查最后一步的舍入",
+    "Close (rated Hard)": "很接近（记为“困难”）",
+    "close — off only in the last digit: round once, at the end, to {d} decimals":
+        "很接近——只差最后一位：只在最后一步舍入一次，保留 {d} 位小数",
+    "close — right method, but a number in an earlier step was rounded: keep the worked steps' 6 decimals and round "
+    "only the final answer": "很接近——方法对了，但前面某一步的中间结果舍入过早：中间步骤保留 6 位小数，只在最后一步舍入",
     "former id {card!r} is the id of the card on line {line}; a card's former ids must be ids no card has now":
         "旧 id {card!r} 是第 {line} 行那张卡片现在的 id；卡片的旧 id 必须是现在没有卡片在用的 id",
     "moved the progress of {cards} cards to their new ids (first: {old} → {new}); "
@@ -922,4 +926,25 @@ ZH: dict[str, str] = {
     "{variant!r} drifts from the glossary: write {word!r} ({term}, glossary.yaml)": "{variant!r} 偏离了词汇表：应写作 {word!r}（{term}，glossary.yaml）",
     "stray space in Chinese text: {context!r} (no space between Chinese characters or beside full-width punctuation)": "中文里多了空格：{context!r}（汉字之间、全角标点两侧不加空格）",
     "full-width brackets inside full-width brackets: {context!r} (use a comma, a dash or ASCII brackets inside)": "全角括号里又套了全角括号：{context!r}（里层改用逗号、破折号或半角括号）",
+    # decks audit: issue 23's fairness of generated cards
+    "every generated card, at every level: no knowledge-free rule beats chance by more than 10 points, 20+ answers "
+    "per 100 seeds, no degenerate key in more than 5% of draws":
+        "每张生成卡在每个难度下：不靠知识的规则至多比随机高 10 个百分点，每 100 个种子 20 个以上不同答案，"
+        "退化的答案不超过 5%",
+    "level 3 of every generated card takes more worked steps than level 1": "每张生成卡难度 3 的解题步骤多于难度 1",
+    "at most 4 computed numbers to type at level 1, 8 at level 2": "难度 1 至多手算输入 4 个数，难度 2 至多 8 个",
+    "{card}: {problems}": "{card}：{problems}",
+    "{rule} right in {share:.0%} (chance {chance:.0%})": "“{rule}”答对 {share:.0%}（随机 {chance:.0%}）",
+    "one letter right in {share:.0%}": "某个字母在 {share:.0%} 的抽题中是答案",
+    "level {level}: {n} distinct answers in {seeds} draws": "难度 {level}：{seeds} 次抽题只有 {n} 个不同答案",
+    "a degenerate key in {share:.0%} of draws": "{share:.0%} 的抽题答案是退化的",
+    "level 3 takes {three:g} worked steps, level 1 {one:g}": "难度 3 的解题步骤 {three:g} 步，难度 1 {one:g} 步",
+    "level {level}: {n} computed numbers to type (at most {most})": "难度 {level}：要手算输入 {n} 个数（至多 {most} 个）",
+    "first option": "选第一个选项",
+    "longest option": "选最长的选项",
+    "option most like the others": "选最像其他选项的那个",
+    "the shown order": "按显示的顺序",
+    "first shape in the prompt": "抄题面里的第一个形状",
+    "the less likely first word": "选第一个词概率较小的那条",
+    "the padding row alone": "只看 padding 那一行",
 }

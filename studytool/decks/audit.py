@@ -22,7 +22,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from studytool.decks.fairness import audit_cards, bigrams, display_width  # noqa: F401 (display_width: read here too)
 from studytool.decks.model import Card, Deck
+
+# issue 23's checks of generated cards (`fairness.py`): no rule beats an item, answers vary and no key is degenerate
+# at every level; level 3 asks a combined question; level 1 and 2 stay hand-sized
+FAIRNESS_CHECKS = ("fair_items", "level_three_combines", "level_sizes")
 
 SEEDS = 100                   # showings per card
 MAX_LETTER_SHARE = 0.40       # no letter right in more than 40% of single-answer choice showings
@@ -71,6 +76,7 @@ class DeckAudit:
     all_but_one_share: float | None = None    # multi-select showings with every option but one right
     negation_cue: float | None = None     # true/false showings that "true iff a negation" gets right
     prompt_leaks: dict[str, int] = field(default_factory=dict)       # draws where a shown number is the answer
+    unfair: dict[str, dict[str, list[str]]] = field(default_factory=dict)   # generated: card -> check -> problems
     items: list[CardStats] = field(default_factory=list)
 
 
@@ -92,13 +98,18 @@ class Audit:
 
 
 def audit(decks: Sequence[Deck], log: Iterable[dict[str, Any]] = (), seeds: int = SEEDS,
-          progress: Callable[[int, int], None] | None = None) -> Audit:
+          progress: Callable[[int, int], None] | None = None, fair_seeds: int | None = None) -> Audit:
     """Audit `decks` over `seeds` showings per card; `log` rows (card, correct, duration_ms, params) add item stats.
-    `progress(done, total)` is called after each card."""
+    `progress(done, total)` is called after each card. Issue 23's fairness of every generated card is measured over
+    `fair_seeds` draws at each level (default `seeds`; the test suite uses fewer)."""
     rows = list(log)
     total, done = sum(len(deck.cards) for deck in decks), count(1)
     step = (lambda: progress(next(done), total)) if progress is not None else (lambda: None)
     reports = [_deck(deck, seeds, rows, step) for deck in decks]
+    for deck, report in zip(decks, reports):
+        measured = audit_cards(deck.cards, fair_seeds or seeds)
+        report.unfair = {m.card.split("/", 1)[1]: m.problems(fair_seeds or seeds) for m in measured
+                         if m.problems(fair_seeds or seeds)}
     pairs = near_duplicates([card for deck in decks for card in deck.cards])
     fixed = sum(len(r.fixed_numeric) for r in reports)
     checks = {
@@ -117,6 +128,8 @@ def audit(decks: Sequence[Deck], log: Iterable[dict[str, Any]] = (), seeds: int 
         "negation_cue": all(r.negation_cue is None or max(r.negation_cue, 1 - r.negation_cue) <= MAX_NEGATION_CUE
                             for r in reports),
         "prompt_numbers": not any(r.prompt_leaks for r in reports),
+        **{check: not any(check in problems for r in reports for problems in r.unfair.values())
+           for check in FAIRNESS_CHECKS},
     }
     return Audit(reports, pairs, fixed, checks)
 
@@ -178,13 +191,6 @@ def _choices(card: Card, shown: list, letters: Counter, cues: Counter, report: D
             cues["all_but_one", len(variant.answer) == len(variant.options) - 1] += 1
     if len(shown[0].options) >= 3 and len({variant.answer for variant in shown}) == 1:
         report.fixed_choice.append(card.id)
-
-
-def display_width(text: str) -> int:
-    """Columns on a terminal: Chinese characters take two, which is what a learner sees as "longer"."""
-    import unicodedata
-
-    return sum(2 if unicodedata.east_asian_width(char) in ("W", "F") else 1 for char in text)
 
 
 def right_is_longest(variant) -> bool:
@@ -254,11 +260,6 @@ def _variety(card: Card, shown: list, report: DeckAudit) -> None:
         report.coincidences[card.id] = passed
 
 
-def _bigrams(text: str) -> set[str]:
-    text = re.sub(r"[\s\W_]+", "", text.lower())
-    return {text[i:i + 2] for i in range(len(text) - 1)}
-
-
 def near_duplicates(cards: Sequence[Card], threshold: float = NEAR) -> list[tuple[str, str, float]]:
     """Card pairs that ask the same thing: generated cards that pose the same question of the same generator,
     at whatever sizes (the same sub-question and choices, `ask`, `convention`, `norm_first` ...: a pinned batch
@@ -269,12 +270,12 @@ def near_duplicates(cards: Sequence[Card], threshold: float = NEAR) -> list[tupl
 
     def signature(card: Card) -> tuple[str, set[str], str | None, str | None]:
         if card.kind == "recall":
-            return card.key, _bigrams(card.body["q"]), None, None
+            return card.key, bigrams(card.body["q"]), None, None
         variant = card.pose()
         choices = sorted((name, value) for name, value in card.body.get("params", {}).items()
                          if isinstance(value, (str, bool)))
         drawn = repr((card.body["generator"], choices)) if card.kind == "generated" else None
-        return card.key, _bigrams(variant.prompt), format_answer(variant), drawn
+        return card.key, bigrams(variant.prompt), format_answer(variant), drawn
 
     signed = [signature(card) for card in cards]
     # Only cards of one generator call, or with one answer, can pair: compared within those groups, not all pairs.

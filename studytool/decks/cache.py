@@ -24,12 +24,14 @@ written) nothing is cached.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import hmac
 import json
 import math
 import os
 import re
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any, get_args
@@ -129,7 +131,6 @@ def _path(digest: str) -> Path:
 
 def load(name: str, data: bytes) -> Entry | None:
     """The cached deck of this file's bytes, or None (missing, foreign, damaged or suspect)."""
-    from studytool.decks.loader import _gc_paused
     from studytool.files import read_regular
 
     key = _key()
@@ -143,7 +144,7 @@ def load(name: str, data: bytes) -> Entry | None:
             return None   # not written by this install, or changed since
         if any(pattern.search(raw) for pattern in _SUSPECT):
             return None
-        with _gc_paused():   # as for composing: the collector would walk the fresh, acyclic containers
+        with gc_paused():   # as for composing: the collector would walk the fresh, acyclic containers
             doc = json.loads(raw.decode("utf-8"), parse_float=_finite, parse_constant=_not_a_number)
             return _entry(doc, name, digest)
     except (OSError, ValueError, TypeError, KeyError, RecursionError):   # missing or not ours: validate afresh
@@ -262,3 +263,19 @@ def store(name: str, data: bytes, entry: Entry) -> None:
         write_atomic(path, lambda stream: stream.write(signed), mode=0o600)
     except (OSError, ValueError, TypeError):   # a read-only or full disk, or a value JSON cannot hold: no entry
         pass
+
+
+@contextmanager
+def gc_paused():
+    """No cyclic garbage collection while building a node graph.
+
+    Composing allocates a few hundred thousand acyclic containers, and the
+    collector's passes over them would take three quarters of the time.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -335,12 +335,6 @@ def _list_of(items: dict[str, Any], lo: int, hi: int | None = None, unique: bool
     return {"type": "array", "items": items, **bounds} | ({"uniqueItems": True} if unique else {})
 
 
-def _topics() -> dict[str, Any]:
-    from studytool.decks.topics import topic_ids
-
-    return {"enum": topic_ids()}
-
-
 def _generators() -> dict[str, Any]:
     from studytool.problems import registry
 
@@ -350,7 +344,7 @@ def _generators() -> dict[str, Any]:
 FIELD_TYPES: dict[str, FieldType] = {
     "id": FieldType(ident, _ref("id")),
     "kind": FieldType(text, lambda: {"enum": list(KINDS)}),
-    "topic": FieldType(text, _topics),
+    "topic": FieldType(text, _ref("topic")),   # the enum of topic ids: schema.py reads the topics (they read fields)
     "tags": FieldType(tags, lambda: {"type": "array", "items": {"enum": list(TAGS)}, "uniqueItems": True}),
     "former": FieldType(former_ids, _ref("former")),
     "text": FieldType(text, _ref("text")),

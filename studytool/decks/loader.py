@@ -12,19 +12,16 @@ package, `$STUDYTOOL_HOME/decks/`, and each `--deck-path` (a file or a folder);
 
 from __future__ import annotations
 
-import gc
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from studytool.config import Settings
 from studytool.decks.model import Deck
 # where decks come from; bundled_sources and NOT_DECKS are read through this module by its users too
-from studytool.decks.sources import NOT_DECKS, Source, bundled_sources, expand, installed_sources  # noqa: F401
+from studytool.decks.sources import NOT_DECKS, Scan, Source, bundled_sources, expand, installed_sources  # noqa: F401
 from studytool.errors import StudytoolError, StudytoolWarning
 from studytool.files import printable
 from studytool.i18n import _
@@ -61,24 +58,6 @@ def _summary(broken: Mapping[str, Sequence[str]]) -> str:
     else:
         advice = _("run 'studytool decks check {file}'").format(file=shlex.quote(name))
     return _("{problem}; {advice}").format(problem=head, advice=advice)
-
-
-@dataclass
-class Scan:
-    """What reading a set of deck files found: the good decks, and each broken file's problems."""
-
-    decks: list[Deck] = field(default_factory=list)
-    broken: dict[str, list[str]] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)   # `PATH: skipped: why` for entries of a folder not read
-
-    @property
-    def problems(self) -> list[str]:
-        """Everything `decks check` lists: each broken file's problems, then each skipped entry."""
-        return [problem for problems in self.broken.values() for problem in problems] + self.skipped
-
-    @property
-    def cards(self) -> int:
-        return sum(len(deck.cards) for deck in self.decks)
 
 
 # --- reading ---
@@ -180,7 +159,7 @@ def _read_deck(source: Source, name: str, problems: list[str]) -> tuple[Deck | N
         return cached
     from studytool.decks.validate import validate_deck
 
-    with _gc_paused():
+    with cache.gc_paused():
         root = _compose(data, name, problems)
         deck, mark = validate_deck(root, name, problems) if not problems else (None, (1, 1))
         del root   # free the node graph now, before the collector resumes and would walk it
@@ -193,22 +172,6 @@ def read_yaml(source: Source, name: str, problems: list[str]):
     """A YAML file's node graph, read as safely as a deck (size limit, UTF-8, bounded aliases); problems appended."""
     data = _read(source, name, problems)
     return None if data is None else _compose(data, name, problems)
-
-
-@contextmanager
-def _gc_paused():
-    """No cyclic garbage collection while building a node graph.
-
-    Composing allocates a few hundred thousand acyclic containers, and the
-    collector's passes over them would take three quarters of the time.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _compose(data: bytes, name: str, problems: list[str]):
@@ -342,3 +305,26 @@ def _bound_aliases(data: bytes, name: str, problems: list[str]) -> None:
                     n=MAX_ALIAS_NODES))
                 return
             open_[-1][1] += nodes
+
+
+def check_topic_files(paths: Sequence[Path] = ()) -> list[str]:
+    """`decks check`'s part on topics: the bundled topics file, or each file named topics.yaml among `paths`.
+
+    Core cards are checked against the bundled decks' cards and those of the deck files in `paths`.
+    """
+    from importlib.resources import files
+
+    from studytool.decks.topics import check_file
+
+    sources = [path for path in paths if path.name == "topics.yaml"] if paths else [
+        files("studytool.decks").joinpath("bundled", "topics.yaml")]
+    if not sources:
+        return []
+    decks = scan([*bundled_sources(), *(path for path in expand(paths) if path.name not in NOT_DECKS)]).decks
+    cards = {card.key: card.topic for deck in decks for card in deck.cards}
+    problems: list[str] = []
+    for source in sources:
+        found: list[str] = []
+        root = read_yaml(source, str(source), found)
+        problems += found or check_file(root, str(source), cards)
+    return problems

@@ -21,6 +21,12 @@ def _properties(fields: Mapping[str, Field]) -> dict[str, Any]:
             for name, field in fields.items()}
 
 
+def _topics() -> dict[str, Any]:
+    from studytool.decks.topics import topic_ids
+
+    return {"enum": topic_ids()}
+
+
 def _card() -> dict[str, Any]:
     # each kind's own fields under `allOf`, so `unevaluatedProperties` refuses a field of another kind
     return {"type": "object", "required": list(REQUIRED_COMMON), "properties": _properties(COMMON),
@@ -43,7 +49,8 @@ def document() -> dict[str, Any]:
         "required": list(REQUIRED_DECK),
         "additionalProperties": False,
         "properties": _properties(DECK),
-        "$defs": {**{name: define() for name, define in DEFINITIONS.items()}, "card": _card(), **kinds},
+        "$defs": {**{name: define() for name, define in DEFINITIONS.items()}, "topic": _topics(), "card": _card(),
+                  **kinds},
     }
 
 

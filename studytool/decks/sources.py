@@ -13,6 +13,7 @@ import errno
 import os
 import stat
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -24,9 +25,28 @@ from studytool.files import kind_of, printable
 from studytool.i18n import _
 
 if TYPE_CHECKING:
-    from studytool.decks.loader import Scan
+    from studytool.decks.model import Deck
 
 NOT_DECKS = frozenset({"topics.yaml", "glossary.yaml"})
+
+
+@dataclass
+class Scan:
+    """What reading a set of deck files found: the good decks, and each broken file's problems."""
+
+    decks: list[Deck] = field(default_factory=list)
+    broken: dict[str, list[str]] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)   # `PATH: skipped: why` for entries of a folder not read
+
+    @property
+    def problems(self) -> list[str]:
+        """Everything `decks check` lists: each broken file's problems, then each skipped entry."""
+        return [problem for problems in self.broken.values() for problem in problems] + self.skipped
+
+    @property
+    def cards(self) -> int:
+        return sum(len(deck.cards) for deck in self.decks)
+
 
 Source = Path | Traversable      # a deck file on disk, or inside the installed package
 
@@ -44,8 +64,6 @@ def expand(paths: Iterable[Path], notes: Scan | None = None) -> list[Path]:
     `*.YAML`) is skipped and said in `notes.skipped`; a folder that cannot be listed goes in `notes.broken`.
     """
     if notes is None:
-        from studytool.decks.loader import Scan
-
         notes = Scan()
     found: list[Path] = []
     for path in paths:

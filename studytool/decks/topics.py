@@ -293,27 +293,6 @@ def check_file(root: Node | None, name: str, cards: Mapping[str, str] | None = N
     return problems
 
 
-def check_topic_files(paths: Sequence[Path] = ()) -> list[str]:
-    """`decks check`'s part on topics: the bundled topics file, or each file named topics.yaml among `paths`.
-
-    Core cards are checked against the bundled decks' cards and those of the deck files in `paths`.
-    """
-    from studytool.decks.loader import NOT_DECKS, bundled_sources, expand, read_yaml, scan
-
-    sources = [path for path in paths if path.name == "topics.yaml"] if paths else [
-        files("studytool.decks").joinpath("bundled", "topics.yaml")]
-    if not sources:
-        return []
-    decks = scan([*bundled_sources(), *(path for path in expand(paths) if path.name not in NOT_DECKS)]).decks
-    cards = {card.key: card.topic for deck in decks for card in deck.cards}
-    problems: list[str] = []
-    for source in sources:
-        found: list[str] = []
-        root = read_yaml(source, str(source), found)
-        problems += found or check_file(root, str(source), cards)
-    return problems
-
-
 def _value(node: Node, key: str) -> Node | None:
     return next((value for k, value in node.value if getattr(k, "value", None) == key), None)
 

@@ -32,6 +32,12 @@ class Grade:
     correct: bool
     expected: str           # canonical answer text; typed back, it grades correct
     hint: str | None = None  # a targeted hint when the answer matches a known wrong method
+    close: bool = False     # not right, but right by the method: rounded early or off in the last digit (Hard)
+
+    @property
+    def verdict(self) -> str:
+        """"correct", "close" or "wrong": how the answer is shown and recorded (close is Hard, not Again)."""
+        return "correct" if self.correct else "close" if self.close else "wrong"
 
 
 def _orders_all(variant: Variant) -> bool:
@@ -120,13 +126,21 @@ def grade(variant: Variant, text: str) -> Grade:
     if _matches(variant.kind, given, variant.answer, variant.tolerance):
         return Grade(True, expected)
     _check_precision(variant, text, given)
-    for hint in variant.hints:
-        try:
-            if _matches(variant.kind, given, hint.answer, _hint_tolerance(variant, hint.answer)):
-                return Grade(False, expected, hint.message)
-        except (TypeError, ValueError):
-            continue  # a hint answer of another form never matches
+    named = {hint.message for hint in variant.hints if _gives(variant, given, hint.answer)}
+    if named:   # a targeted hint only when one mistake alone gives this answer: two would name the wrong one
+        return Grade(False, expected, named.pop() if len(named) == 1 else None)
+    rounded = _rounded_where(variant, given)
+    if rounded is not None:
+        return Grade(False, expected, rounded, close=True)
     return Grade(False, expected, _generic_hint(variant, given))
+
+
+def _gives(variant: Variant, given: Any, wrong: Any) -> bool:
+    """The known wrong method whose answer is `wrong` gives the typed `given`."""
+    try:
+        return _matches(variant.kind, given, wrong, _hint_tolerance(variant, wrong))
+    except (TypeError, ValueError):
+        return False  # a hint answer of another form never matches
 
 
 # Off by this many tolerances at most: the last digit or two, a rounding slip rather than a wrong method.
@@ -183,10 +197,32 @@ def _hint_tolerance(variant: Variant, wrong: Any) -> Tolerance | None:
     return variant.tolerance
 
 
+# Right by the method with an intermediate number rounded early: every entry within this share of the key
+# (σ = 2.586020 rounded to 2.59 moves (x − m) / σ by 0.15%; the K − 1 mistake moves it 13%, a guess to two
+# decimals like -0.45 for -0.4472 0.6%).
+_EARLY_ROUNDING = 0.005
+
+
+def _rounded_where(variant: Variant, given: Any) -> str | None:
+    """The hint for a near miss, saying where the rounding went; None when the answer is not near.
+
+    Off by at most ten tolerances (the last shown digit): the final rounding. Further, but every entry within
+    0.5% of the key and none with the wrong sign: an intermediate step was rounded (the method is right).
+    """
+    if variant.kind not in ("scalar", "vector", "matrix") or variant.tolerance is None:
+        return None
+    if _matches(variant.kind, given, variant.answer, _widened(variant.tolerance)):
+        return _("close — off only in the last digit: round once, at the end, to {d} decimals").format(
+            d=_decimals(variant.tolerance))
+    a, b = _flat(given), _flat(variant.answer)
+    if len(a) == len(b) and all(abs(x - y) <= _EARLY_ROUNDING * abs(y) + variant.tolerance.abs and x * y >= 0
+                                for x, y in zip(a, b)):
+        return _("close — right method, but a number in an earlier step was rounded: keep the worked steps' "
+                 "6 decimals and round only the final answer")
+    return None
+
+
 def _generic_hint(variant: Variant, given: Any) -> str | None:
-    if variant.kind in ("scalar", "vector", "matrix") and variant.tolerance is not None \
-            and _matches(variant.kind, given, variant.answer, _widened(variant.tolerance)):
-        return _("close — check the rounding in the last step")
     if variant.kind == "shape" and sorted(given) == sorted(variant.answer):
         return _("Right sizes, wrong order: check which axis is which.")
     if variant.kind == "shape" and len(given) != len(variant.answer):
@@ -279,9 +315,9 @@ def format_hint(variant: Variant) -> str:
         return _("One number, e.g. {example} or {grouped} ({tolerance}).").format(
             example=example, grouped=f"{int(example):,}", tolerance=_tolerance_text(tol))
     if kind == "scalar":
+        # symbols, not numbers: an example chosen to differ from the answer told where the answer was (issue 23)
         return _("One number, e.g. {example} or a fraction like {fraction} ({tolerance}).").format(
-            example=_unlike(variant.answer, ("-0.1234", "0.5678")), fraction=_unlike(variant.answer, ("3/7", "5/9")),
-            tolerance=_tolerance_text(tol))
+            example="x." + "x" * (_decimals(tol) or 1), fraction="a/b", tolerance=_tolerance_text(tol))
     if kind == "vector":
         n = len(variant.answer)
         return _("{n} numbers, e.g. {example} or {spaced} ({tolerance}).").format(

@@ -7,8 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from studytool.problems.checks import divisible, int_in, matrix, numbers, pinned_length, range_holds, sizes
-from studytool.problems.drawing import FOUR_DECIMALS, TRIES, distinct_ints, floats, mat, num, pick, plain, rows, vec
+from studytool.problems.checks import (divisible, index_below, int_in, is_number, matrix, numbers, pinned_length,
+                                      range_holds, sizes)
+from studytool.problems.drawing import (FOUR_DECIMALS, TRIES, distinct_ints, floats, mat, num, pick, plain, rows,
+                                        saturated, vec)
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
 
@@ -56,6 +58,32 @@ def _softmax_max(xs: np.ndarray, p: np.ndarray, linear: np.ndarray | None, param
 _SOFTMAX_QUESTIONS = {"vector": _softmax_vector, "max": _softmax_max}
 
 
+def _masked_softmax(xs: np.ndarray, t: float, masked: int, ask: str, params: dict) -> Variant:
+    """Level 3: softmax(x / T) with one position masked (−∞): two more steps than softmax(x), each shown."""
+    import numpy as np
+    from studytool import engine
+
+    scaled = xs / t
+    blocked = np.where(np.arange(len(xs)) == masked, -np.inf, scaled)
+    p = engine.softmax(blocked)
+    kept = np.delete(scaled, masked)
+    steps = (f"先除以温度 T = {t:g}：x / T = {vec(scaled)}",
+             f"掩码：第 {masked + 1} 个位置的分数设为 −∞，softmax 后恰为 0；其余 {vec(kept)} 照常计算",
+             *_softmax_steps(kept), f"放回被掩码的位置（0）：{vec(p)}")
+    wrong = {"别忘了掩码：被遮住的位置在 softmax 前设为 −∞，概率为 0。": engine.softmax(scaled),
+             "别忘了先除以温度 T。": engine.softmax(np.where(np.arange(len(xs)) == masked, -np.inf, xs)),
+             "是除以 T，不是乘以 T。": engine.softmax(np.where(np.arange(len(xs)) == masked, -np.inf, xs * t))}
+    head = (f"分数（logits）x = {vec(xs)}，温度 T = {t:g}，第 {masked + 1} 个位置被掩码遮住（分数设为 −∞）。")
+    if ask == "vector":
+        hints = tuple(Hint(floats(q), message) for message, q in wrong.items())
+        return Variant(head + f"softmax(x / T) 是什么？（{len(xs)} 个概率）", "vector", floats(p), FOUR_DECIMALS, steps,
+                       hints, params=params)
+    top = int(np.argmax(blocked))
+    hints = tuple(Hint(float(q[top]), message) for message, q in wrong.items())
+    return Variant(head + f"softmax 后，未被遮住的分数里最大的 {num(xs[top])} 对应的概率是多少？", "scalar",
+                   float(p[top]), FOUR_DECIMALS, steps, hints, params=params)
+
+
 @generator(
     "softmax",
     "Softmax of a short score vector, or the largest probability.",
@@ -65,11 +93,18 @@ _SOFTMAX_QUESTIONS = {"vector": _softmax_vector, "max": _softmax_max}
         Param("size", "number of scores (default: drawn from 3..4)", None, int_in(2, 6)),
         Param("low", "smallest drawn score", -2, int_in(-20, 20)),
         Param("high", "largest drawn score", 3, int_in(-20, 20)),
+        Param("temperature", "divide the scores by T first, and mask one position (level 3; default: none)", None,
+              lambda v: None if is_number(v) and 0.1 <= v <= 10 else f"expected a number in 0.1..10, got {v!r}"),
+        Param("masked", "with temperature: the position (from 0) masked to −∞ (default: drawn, never the largest)",
+              None, int_in(0, 5)),
     ),
     example={"x": [1, 2, 3], "ask": "vector"},
-    constraints=(range_holds("size", "x", 4), pinned_length("x", "size")),
+    constraints=(range_holds("size", "x", 4), pinned_length("x", "size"), index_below("masked", "size"),
+                 lambda p: None if p.get("masked") is None or p.get("temperature") is not None
+                 and (p.get("size") is not None or p.get("x") is not None and p["masked"] < len(p["x"]))
+                 else "masked needs a temperature and the scores' number (size or x) pinned, and must be below it"),
 )
-def softmax(rng: np.random.Generator, *, x, size, low, high, ask) -> Variant:
+def softmax(rng: np.random.Generator, *, x, size, low, high, temperature, masked, ask) -> Variant:
     """Softmax of a short score vector (params: x, size, low, high, ask).
 
     The notes give no numeric softmax example; `.example()` pins x=[1, 2, 3].
@@ -77,9 +112,22 @@ def softmax(rng: np.random.Generator, *, x, size, low, high, ask) -> Variant:
     import numpy as np
     from studytool import engine
 
-    if x is None:
-        x = distinct_ints(rng, size or int(rng.integers(3, 5)), low, high)
-    xs = np.asarray(x, dtype=float)
+    drawn, t = x is None, temperature or 1.0
+    for _ in range(TRIES):   # a drawn x: never a probability that shows as 0.0000 or 1.0000
+        xs = np.asarray(distinct_ints(rng, size or int(rng.integers(3, 5)), low, high) if drawn else x, dtype=float)
+        if masked is None and temperature is not None:   # never the largest, and one whose loss is seen (>= 2%)
+            weight = engine.softmax(xs / t)
+            blocked = int(pick(rng, [i for i in range(len(xs)) if i != int(np.argmax(xs)) and weight[i] >= 0.02]
+                               or [int(np.argsort(xs)[-2])]))
+        else:
+            blocked = masked
+        kept = xs if blocked is None else np.delete(xs, blocked)
+        if not drawn or not saturated(engine.softmax(kept / t)):
+            break
+    x = xs.astype(int).tolist() if drawn else x
+    if temperature is not None:
+        return _masked_softmax(xs, t, blocked if blocked is not None else 0,
+                               ask, {"x": plain(list(x)), "temperature": t, "masked": blocked, "ask": ask})
     total = float(xs.sum())
     return _SOFTMAX_QUESTIONS[ask](xs, engine.softmax(xs), xs / total if total else None,
                                    {"x": plain(list(x)), "ask": ask})
@@ -107,7 +155,8 @@ def _shaped(a: np.ndarray) -> tuple[str, tuple]:
 
 
 # head widths: perfect squares (√d_k exact) and others, so d_k and √d_k take a dozen values
-_HEAD_WIDTHS = (16, 24, 32, 36, 48, 64, 80, 96, 100, 128, 144, 256)
+_HEAD_WIDTHS = (16, 20, 24, 28, 32, 36, 40, 48, 56, 60, 64, 72, 80, 96, 100, 112, 120, 128, 144, 160, 192, 196,
+                225, 256)
 
 
 def _draw_heads(rng: np.random.Generator, d_model, n_heads) -> tuple[int, int]:
@@ -147,9 +196,10 @@ class _Tiny:
     head: str
     steps: tuple[str, ...]
     params: dict[str, Any]
+    unmasked: Any = None    # level 3: (out, weights) without the padding mask, the new step's mistake
 
 
-def _tiny(rng: np.random.Generator, q, k, v, len_q, len_k, d_k, ask: str) -> _Tiny:
+def _tiny(rng: np.random.Generator, q, k, v, len_q, len_k, d_k, ask: str, padded: bool = False) -> _Tiny:
     import numpy as np
     from studytool import engine
 
@@ -161,18 +211,25 @@ def _tiny(rng: np.random.Generator, q, k, v, len_q, len_k, d_k, ask: str) -> _Ti
         q, k, v = (dq if q is None else q), (dk if k is None else k), (dv if v is None else v)
     qs, ks, vs = (np.asarray(a, dtype=float) for a in (q, k, v))
     width = qs.shape[1]
-    out, weights = engine.scaled_dot_product_attention(qs, ks, vs)  # (Lq, d_v), (Lq, Lk)
+    # level 3: the last key is padding, blocked for every query (True = blocked), one more step
+    mask = np.arange(len(ks)) == len(ks) - 1 if padded else None
+    out, weights = engine.scaled_dot_product_attention(qs, ks, vs, mask)  # (Lq, d_v), (Lq, Lk)
     raw = qs @ ks.T                                                  # (Lq, d_k) @ (d_k, Lk) -> (Lq, Lk)
     scores = raw / math.sqrt(width)
     steps = (
         f"QKᵀ = {mat(raw)}",
         f"除以 √d_k = √{width} = {num(math.sqrt(width))}：{mat(scores)}",
+        *((f"padding 掩码：第 {len(ks)} 个 key 是补齐，它那一列分数设为 −∞（softmax 后为 0）",) if padded else ()),
         f"按行 softmax：{mat(weights)}",
         f"加权求和 softmax(·)V = {mat(out)}",
     )
-    return _Tiny(vs, width, raw, scores, weights, out, engine.softmax(raw),
-                 f"Q = {mat(qs)}，K = {mat(ks)}，V = {mat(vs)}（每行一个 token，d_k = {width}）。", steps,
-                 {"q": plain(q), "k": plain(k), "v": plain(v), "ask": ask})
+    blocked = np.where(mask, -np.inf, raw) if padded else raw
+    head = f"Q = {mat(qs)}，K = {mat(ks)}，V = {mat(vs)}（每行一个 token，d_k = {width}）。"
+    if padded:
+        head += f"第 {len(ks)} 个 key 是补齐的 padding，被掩码遮住（对每个 query）。"
+    params = {"q": plain(q), "k": plain(k), "v": plain(v), "ask": ask} | ({"padded": True} if padded else {})
+    unmasked = engine.scaled_dot_product_attention(qs, ks, vs) if padded else None   # the new step's mistake
+    return _Tiny(vs, width, raw, scores, weights, out, engine.softmax(blocked), head, steps, params, unmasked)
 
 
 def _scores(t: _Tiny) -> Variant:
@@ -183,16 +240,23 @@ def _scores(t: _Tiny) -> Variant:
                    hints, params=t.params)
 
 
+_FORGOT_MASK = "别忘了 padding 掩码：补齐的 key 分数设为 −∞，权重为 0。"
+
+
 def _weights(t: _Tiny) -> Variant:
     kind, answer = _shaped(t.weights)
     hints = (Hint(_shaped(t.unscaled)[1], "softmax 之前要先除以 √d_k。"),)
+    if t.unmasked is not None:
+        hints += (Hint(_shaped(t.unmasked[1])[1], _FORGOT_MASK),)
     return Variant(t.head + "注意力权重 softmax(QKᵀ/√d_k)（对 key 方向做 softmax）是什么？", kind, answer,
-                   FOUR_DECIMALS, t.steps[:3], hints, params=t.params)
+                   FOUR_DECIMALS, t.steps[:-1], hints, params=t.params)
 
 
 def _output(t: _Tiny) -> Variant:
     kind, answer = _shaped(t.out)
     hints = (Hint(_shaped(t.unscaled @ t.vs)[1], "softmax 之前要先除以 √d_k。"),)
+    if t.unmasked is not None:
+        hints += (Hint(_shaped(t.unmasked[0])[1], _FORGOT_MASK),)
     return Variant(t.head + "注意力输出 softmax(QKᵀ/√d_k)·V 是什么？", kind, answer, FOUR_DECIMALS, t.steps, hints,
                    params=t.params)
 
@@ -256,16 +320,19 @@ ATTENTION_ASKS = (*_TINY_QUESTIONS, *_HEAD_QUESTIONS)
         Param("len_k", "number of keys (default: drawn from 2..3)", None, int_in(2, 4)),
         Param("d_k", "query/key width of the tiny matrices (default: drawn from 2, 4)", None, int_in(1, 4)),
         *sizes("d_model", "n_heads"),
+        Param("padded", "weights, output: the last key is padding, masked for every query (level 3; default: "
+                        "none)", False, lambda v: None if isinstance(v, bool) else f"expected true or false, got {v!r}"),
     ),
     example={"d_model": 512, "n_heads": 8, "ask": "d_k"},
     constraints=(divisible, _attention_inputs, pinned_length("q", "len_q"), pinned_length("k", "len_k"),
         pinned_length("v", "len_k")),
 )
-def attention_scores(rng: np.random.Generator, *, q, k, v, len_q, len_k, d_k, d_model, n_heads, ask) -> Variant:
+def attention_scores(rng: np.random.Generator, *, q, k, v, len_q, len_k, d_k, d_model, n_heads, padded,
+                     ask) -> Variant:
     """Scaled dot-product attention (params: q, k, v, len_q, len_k, d_k, d_model, n_heads, ask).
 
     The notes' example (encoder self-test) pins d_model=512, n_heads=8, ask=d_k: d_k = 512/8 = 64.
     """
     if ask in _HEAD_QUESTIONS:
         return _HEAD_QUESTIONS[ask](_heads(rng, d_model, n_heads, ask))
-    return _TINY_QUESTIONS[ask](_tiny(rng, q, k, v, len_q, len_k, d_k, ask))
+    return _TINY_QUESTIONS[ask](_tiny(rng, q, k, v, len_q, len_k, d_k, ask, padded and ask != "scores"))

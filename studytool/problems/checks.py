@@ -8,11 +8,26 @@ their parameters with these next to their draw functions.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from studytool.problems.registry import Check, Param
-
+Check = Callable[[Any], "str | None"]  # a value -> an error message, or None when fine
 Constraint = Callable[[Mapping[str, Any]], "str | None"]
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    description: str
+    default: Any = None  # None: drawn at random
+    check: Check = lambda value: None
+    choices: tuple[str, ...] = ()  # the allowed values, when they are a fixed set of names
+
+    def problem(self, value: Any) -> str | None:
+        if value is None:
+            return None  # None always means "draw it"
+        message = self.check(value)
+        return f"{self.name}: {message}" if message else None
 
 
 def is_int(value: Any) -> bool:

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from studytool.problems.checks import NOTES_LAYER, divisible, sizes
+from studytool.problems.checks import NOTES_LAYER, Param, divisible, int_in, sizes
 from studytool.problems.drawing import big, pick
 from studytool.problems.registry import generator
 from studytool.problems.shapes import axes_of, concrete
@@ -30,6 +30,7 @@ class _Attention:
     d: int
     h: int
     params: dict[str, Any]
+    d_ff: int | None = None   # the block's FFN width; None: 4 d_model
 
     @property
     def d_k(self) -> int:
@@ -76,6 +77,32 @@ def _projection(a: _Attention) -> Variant:
                    (step,), hints, params=a.params)
 
 
+def _attention(a: _Attention) -> Variant:
+    """Level 3 of the scores: QKᵀ, then the weights times V, the other L² product (one more step)."""
+    scores, _ = a.macs()
+    b, h, length, d_k = a.b, a.h, a.length, a.d_k
+    steps = (f"QKᵀ：每个头 (L × d_k) @ (d_k × L)，共 B·h·L²·d_k = {b} × {h} × {length}² × {d_k} = {big(scores)}",
+             f"权重乘 V：每个头 (L × L) @ (L × d_k)，同样 B·h·L²·d_k = {big(scores)}",
+             f"两项合计 2·B·h·L²·d_k = 2·B·L²·d = {big(2 * scores)}")
+    hints = (Hint(scores, "那只是 QKᵀ；权重还要乘 V，同样是 B·h·L²·d_k。"),
+             Hint(2 * scores // h, "这是一个头的量；h 个头都要算。"),
+             Hint(2 * scores // b, "别忘了 batch 里的 B 个样本。"))
+    return Variant(a.head + "注意力里随 L² 增长的两次矩阵乘法（所有头的 QKᵀ 与权重乘 V）一共要多少次乘加？", "scalar",
+                   2 * scores, None, steps, hints, params={**a.params, "ask": "attention"})
+
+
+def _projections(a: _Attention) -> Variant:
+    """Level 3 of one projection: all four, Q, K, V and O (one more step)."""
+    _, projection = a.macs()
+    steps = (f"一个投影 XW_Q：(B·L × d) @ (d × d)，共 B·L·d² = {a.b} × {a.length} × {a.d}² = {big(projection)}",
+             f"Q、K、V、O 四个投影：4·B·L·d² = {big(4 * projection)}")
+    hints = (Hint(projection, "那是一个投影；Q、K、V 和输出投影 W_O 共四个。"),
+             Hint(3 * projection, "别忘了输出投影 W_O：共四个。"),
+             Hint(4 * projection // a.b, "别忘了 batch 里的 B 个样本。"))
+    return Variant(a.head + "Q、K、V 三个投影和输出投影 W_O（都是 d_model × d_model）一共要多少次乘加？", "scalar",
+                   4 * projection, None, steps, hints, params={**a.params, "ask": "projections"})
+
+
 def _crossover(a: _Attention) -> Variant:
     # L is the unknown here, so the steps stay in symbols: a drawn or pinned seq_len is not in the question.
     d = a.d
@@ -94,23 +121,29 @@ def _crossover(a: _Attention) -> Variant:
 
 
 def _block_crossover(a: _Attention) -> Variant:
-    """A whole encoder block: 2·B·L²·d (QKᵀ and AV) against 4·B·L·d² (projections) + 8·B·L·d² (FFN, d_ff = 4d)."""
-    d = a.d
-    crossover = 6 * d   # 2·L²·d = 12·L·d²  =>  L = 6d (= 2d + d_ff)
-    steps = ("随 L 线性增长：Q、K、V、O 四个投影共 4·B·L·d²",
-             "FFN（d_ff = 4d）：B·L·d·d_ff + B·L·d_ff·d = 2·B·L·d·d_ff = 8·B·L·d²；线性部分合计 12·B·L·d²",
+    """A whole encoder block: 2·B·L²·d (QKᵀ and AV) against 4·B·L·d² (projections) + 2·B·L·d·d_ff (FFN): L = 2d + d_ff.
+    Level 3 states another d_ff than 4d, so 6d is worked out, not remembered (one more step)."""
+    d, d_ff = a.d, a.d_ff or 4 * a.d
+    crossover = 2 * d + d_ff   # 2·L²·d = 4·L·d² + 2·L·d·d_ff
+    ffn = ("FFN（d_ff = 4d）：B·L·d·d_ff + B·L·d_ff·d = 2·B·L·d·d_ff = 8·B·L·d²；线性部分合计 12·B·L·d²" if d_ff == 4 * d
+           else f"FFN：B·L·d·d_ff + B·L·d_ff·d = 2·B·L·d·d_ff；线性部分合计 4·B·L·d² + 2·B·L·d·d_ff")
+    steps = ("随 L 线性增长：Q、K、V、O 四个投影共 4·B·L·d²", ffn,
              "随 L² 增长：QKᵀ 要 B·L²·d，权重乘 V 也要 B·L²·d，共 2·B·L²·d",
-             f"2·B·L²·d = 12·B·L·d² ⇒ L = 6d = {crossover}；更短的序列里，投影和 FFN 才是大头")
+             *(() if d_ff == 4 * d else (f"两边除以 2·B·L·d：L = 2d + d_ff = 2 × {d} + {d_ff}",)),
+             f"2·B·L²·d = 4·B·L·d² + 2·B·L·d·d_ff ⇒ L = 2d + d_ff = {crossover}；更短的序列里，投影和 FFN 才是大头")
     hints = (Hint(d, "那是只和一个投影（如 XW_Q）比较；整个 block 有四个投影加 FFN。"),
-             Hint(2 * d, "漏了 FFN：d_ff = 4d 的两层共 8·B·L·d²，比四个投影还多。"),
-             Hint(4 * d, "漏了 Q、K、V、O 四个投影的 4·B·L·d²。"),
-             Hint(12 * d, "注意力里随 L² 增长的是两项：QKᵀ 和权重乘 V，各 B·L²·d。"))
-    return Variant(a.head_without_length + "一个 encoder block 有 Q、K、V、O 四个投影和 d_ff = 4·d_model 的 FFN（只数矩阵乘法）。"
+             Hint(2 * d, "漏了 FFN：两层共 2·B·L·d·d_ff。"),
+             Hint(d_ff, "漏了 Q、K、V、O 四个投影的 4·B·L·d²。"),
+             Hint(4 * d + 2 * d_ff, "注意力里随 L² 增长的是两项：QKᵀ 和权重乘 V，各 B·L²·d。"),
+             *(() if d_ff == 4 * d else (Hint(6 * d, "6d 只在 d_ff = 4d 时成立；这里 d_ff 不同，用 L = 2d + d_ff。"),)))
+    rule = "d_ff = 4·d_model" if d_ff == 4 * d else f"d_ff = {d_ff}"
+    return Variant(a.head_without_length + f"一个 encoder block 有 Q、K、V、O 四个投影和 {rule} 的 FFN（只数矩阵乘法）。"
                    "序列长 L 等于多少时，注意力里随 L² 增长的两项（QKᵀ 与权重乘 V）的乘加数恰好等于"
                    "随 L 线性增长的部分（四个投影 + FFN）？", "scalar", crossover, None, steps, hints, params=a.params)
 
 
-_QUESTIONS = {"scores": _scores, "projection": _projection, "crossover": _crossover, "block": _block_crossover}
+_QUESTIONS = {"scores": _scores, "projection": _projection, "crossover": _crossover, "block": _block_crossover,
+              "attention": _attention, "projections": _projections}
 
 
 @generator(
@@ -118,11 +151,13 @@ _QUESTIONS = {"scores": _scores, "projection": _projection, "crossover": _crosso
     "Multiply-adds of QK^T (B*h*L^2*d_k) vs one projection (B*L*d^2); where L^2 overtakes one projection "
         "(L = d) and a whole block (L = 6d).",
     asks=_QUESTIONS,
-    params=sizes(*NOTES_LAYER),   # the layer's four sizes
+    params=(*sizes(*NOTES_LAYER),   # the layer's four sizes
+            Param("d_ff_multiple", "ask=block: d_ff as a multiple of d_model (default: 4, the paper's; level 3 "
+                                   "draws another)", None, int_in(1, 16))),
     example={**NOTES_LAYER, "ask": "scores"},
     constraints=(divisible,),
 )
-def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads, ask) -> Variant:
+def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads, d_ff_multiple, ask) -> Variant:
     """Multiply-adds of attention (params: batch, seq_len, d_model, n_heads, ask).
 
     The notes' example pins batch=32, seq_len=10, d_model=512, n_heads=8, ask=scores: 32·8·10²·64 = 1,638,400.
@@ -130,8 +165,10 @@ def attention_cost(rng: np.random.Generator, *, batch, seq_len, d_model, n_heads
     heads = [c for c in (2, 4, 8) if d_model is None or d_model % c == 0] or [1]
     h = n_heads if n_heads is not None else pick(rng, heads)
     # small drawn sizes: a count to multiply out by hand, not a 12-digit calculator exercise
-    d = d_model if d_model is not None else h * pick(rng, (4, 6, 8, 10, 12, 16))
+    d = d_model if d_model is not None else h * pick(rng, (4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16))
     b = batch if batch is not None else int(rng.integers(1, 5))
     length = seq_len if seq_len is not None else pick(rng, (4, 8, 10, 16, 20))
-    return _QUESTIONS[ask](_Attention(b, length, d, h, {"batch": b, "seq_len": length, "d_model": d, "n_heads": h,
-                                                          "ask": ask}))
+    params = {"batch": b, "seq_len": length, "d_model": d, "n_heads": h, "ask": ask}
+    if d_ff_multiple is not None:
+        params["d_ff_multiple"] = d_ff_multiple
+    return _QUESTIONS[ask](_Attention(b, length, d, h, params, d_ff_multiple and d_ff_multiple * d))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from studytool.problems.variant import Tolerance
+from studytool.problems.variant import Hint, Tolerance, Variant
 
 if TYPE_CHECKING:
     import numpy as np
@@ -20,8 +20,58 @@ TRIES = 100
 FOUR_DECIMALS = Tolerance(abs=1e-4)
 
 
+def saturated(probabilities: Any) -> bool:
+    """Some probability shows as 0.0000 or 1.0000 at the 4 decimals asked: a near-one-hot key asks nothing."""
+    return any(round(float(p), 4) in (0.0, 1.0) for p in probabilities)
+
+
+MIB = 2**20
+MIB_TOLERANCE = Tolerance(abs=0.005)   # MiB to two decimals: the step is the conversion, not the digits
+_WIDTHS = {1: "int8", 2: "fp16/bf16", 4: "fp32"}
+
+
+def memory_param():
+    """The `memory` parameter of a counting generator: level 3's one more step, the count's size in MiB."""
+    from studytool.problems.checks import Param
+
+    return Param("memory", "bytes per stored value (1, 2 or 4): ask the count's size in MiB instead (level 3 "
+                           "draws it; default: the count)", None,
+                 lambda v: None if v in _WIDTHS and not isinstance(v, bool) else f"expected 1, 2 or 4, got {v!r}")
+
+
+def in_mib(variant: Variant, count: int, width: int, unit: float = 1) -> Variant:
+    """`variant` (a count, its answer and hints in `unit`s of values) carried one step further: the memory the
+    `count` values take at `width` bytes each, in MiB, with the step in the worked solution."""
+    from dataclasses import replace
+
+    mib = count * width / MIB
+    step = f"按 {_WIDTHS[width]} 每个数 {width} 字节：{big(count)} × {width} / 2²⁰ = {mib:.6f} MiB"
+    hints = (*(Hint(h.answer * unit * width / MIB, h.message) for h in variant.hints),
+             Hint(count * width / 1e6, "1 MiB = 2²⁰ = 1,048,576 字节，不是 10⁶。"),
+             Hint(count / MIB, f"每个数 {width} 字节：还要乘字节数。"),
+             Hint(count, "那是个数；还要换算成 MiB。"))
+    prompt = (variant.prompt.replace("保留一位小数。", "") + f"再算一步：按 {_WIDTHS[width]} 存储（每个数 {width} 字节），"
+              "这些参数占多少 MiB（1 MiB = 2²⁰ 字节）？答案写 MiB 数，保留两位小数。")
+    return replace(variant, prompt=prompt, answer=mib, tolerance=MIB_TOLERANCE, solution=(*variant.solution, step),
+                   hints=tuple(h for h in hints if abs(h.answer - mib) > 0.01), params={**variant.params, "memory": width})
+
+
 def pick(rng: np.random.Generator, options: Sequence[T]) -> T:
     return options[int(rng.integers(len(options)))]
+
+
+def mirrored_options(rng: np.random.Generator, template: str, phrases: Sequence[str]) -> tuple[tuple[str, ...], int, int]:
+    """Every `template.format(a=..., b=...)` of two different phrases, shuffled; returns (options, right, mirror),
+    the right one being (phrases[0], phrases[1]) and its mirror (phrases[1], phrases[0]).
+
+    Each option has its mirror among the others, and the phrases are written alike (one width, one ending,
+    no shared pair of characters), so neither "the longest" nor "the one most like the others" picks the key.
+    """
+    from itertools import permutations
+
+    written = [template.format(a=a, b=b) for a, b in permutations(phrases, 2)]
+    shown = tuple(written[i] for i in rng.permutation(len(written)))
+    return shown, shown.index(written[0]), shown.index(template.format(a=phrases[1], b=phrases[0]))
 
 
 def distinct_ints(rng: np.random.Generator, n: int, lo: int, hi: int) -> list[int]:

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import index_below, int_in, numbers, text, tokens
-from studytool.problems.drawing import mat, pick, plain, rows, vec
+from studytool.problems.drawing import TRIES, mat, pick, plain, rows, vec
 from studytool.problems.registry import Param, generator
+from studytool.problems.sentences import SENTENCES
 from studytool.problems.variant import Hint, Variant
 
 if TYPE_CHECKING:
@@ -36,27 +37,6 @@ def mask_step(lead: str, matrix_text: str, blocked: np.ndarray, kind: str, first
     step.lead, step.kind, step.first_row = lead, kind, first_row
     step.blocked = tuple(tuple(bool(v) for v in row) for row in np.atleast_2d(blocked))
     return step
-
-
-# (source sentence, target words): the notes' own pairs first.
-SENTENCES = (
-    ("I love AI", ("我", "爱", "AI")),
-    ("machine learning", ("機", "器", "學", "習")),
-    ("I am a dog", ("我", "是", "一条", "狗")),
-    ("deep learning is very powerful", ("深度", "学习", "非常", "强大")),
-    ("good morning", ("早上", "好")),
-    ("see you tomorrow", ("明天", "见")),
-    ("attention is all you need", ("注意力", "就是", "你", "需要", "的", "一切")),
-    ("the cat sat down", ("猫", "坐", "下", "了")),
-)
-# Longer pairs for level 3 (levels.py): more shifted tokens to place and order.
-LONGER_SENTENCES = (
-    ("attention is all you need", ("注意力", "就是", "你", "需要", "的", "一切")),
-    ("the cat sat on the mat", ("猫", "坐", "在", "垫子", "上")),
-    ("I want to learn deep learning", ("我", "想", "学", "深度", "学习")),
-    ("we read the paper today", ("我们", "今天", "读", "这篇", "论文")),
-    ("the model translated every sentence", ("模型", "翻译", "了", "每个", "句子")),
-)
 
 
 @dataclass(frozen=True)
@@ -91,16 +71,24 @@ def _causal_matrix(c: _Causal, rng: np.random.Generator) -> Variant:
 
 def _causal_visible(c: _Causal, rng: np.random.Generator) -> Variant:
     n = c.n
-    # with padding, a row before the last real token's next is the causal mask's alone, and the one right after
-    # it is what forgetting the diagonal gives: only the padded query rows after that need both masks
-    t = c.t if c.t is not None else int(rng.integers(n - c.pad + 1 if c.pad else 0, n))
+    real = n - c.pad
+    if c.t is not None:
+        t = c.t
+    elif c.pad and rng.integers(2):
+        t = int(rng.integers(real, n))          # a padded query: the padding mask decides its row
+    else:
+        # a real query (before the last real one, where both masks give the same row): the causal mask decides
+        t = int(rng.integers(0, real - 1 if c.pad else n))
     row = c.allowed[t]
-    hints = (Hint(tuple(float(j < t) for j in range(n)), "第 t 步也能看到自己（对角线允许）。"),
+    wrong = (Hint(tuple(float(j < t) for j in range(n)), "第 t 步也能看到自己（对角线允许）。"),
              Hint(tuple(float(j >= t) for j in range(n)), "方向反了：能看的是过去，不是未来。"),
-             *c.causal_only(tuple(float(j <= t) for j in range(n))))
+             *c.causal_only(tuple(float(j <= t) for j in range(n))),
+             *((Hint(tuple(float(j < real) for j in range(n)), "还有因果掩码：第 t 行看不到 t 之后的位置。"),)
+               if c.pad else ()))
+    hints = tuple(hint for hint in wrong if hint.answer != tuple(float(v) for v in row))
     return Variant(c.head + f"第 t = {t} 行（第 {t} 个位置）对 {n} 个 key 的允许情况是什么？"
                    f"（1 = 可以看，0 = 遮住，{n} 个数）", "vector", tuple(float(v) for v in row), None,
-                   c.steps[:1] + (mask_step(f"第 {t} 行 = ", vec(row), c.blocked[t], "causal", t),), hints,
+                   c.steps[:1 + bool(c.pad)] + (mask_step(f"第 {t} 行 = ", vec(row), c.blocked[t], "causal", t),), hints,
                    params={**c.params, "t": t})
 
 
@@ -120,18 +108,6 @@ def _causal_blocked(c: _Causal, rng: np.random.Generator) -> Variant:
                    c.steps, hints, params=c.params)
 
 
-def _padded_row(p: Mapping[str, Any]) -> str | None:
-    """A row that needs both masks: a padded query after the first padded one (see _causal_visible)."""
-    pad, n, t = p.get("pad") or 0, p.get("n"), p.get("t")
-    if not pad or p.get("ask") not in (None, "visible"):
-        return None
-    if pad == 1:
-        return "pad 1 leaves ask=visible no row that needs both masks: pad at least 2, or pin another ask"
-    if n is not None and t is not None and t < n - pad + 1:
-        return f"with pad {pad}, t must be at least n - pad + 1 = {n - pad + 1}: earlier rows ignore the padding"
-    return None
-
-
 _CAUSAL_QUESTIONS = {"matrix": _causal_matrix, "allowed": _causal_allowed, "blocked": _causal_blocked,
                      "visible": _causal_visible}
 
@@ -141,14 +117,14 @@ _CAUSAL_QUESTIONS = {"matrix": _causal_matrix, "allowed": _causal_allowed, "bloc
     "The n x n causal mask: its entries, how many are allowed/blocked, which positions step t sees.",
     asks=_CAUSAL_QUESTIONS,
     params=(
-        Param("n", "sequence length (default: drawn from 3..6 for the matrix and a row, 3..14 for counts)", None,
-            int_in(2, 14)),
+        Param("n", "sequence length (default: drawn from 3..6 for the matrix, 3..8 for a row, 4..25 for counts)", None,
+            int_in(2, 30)),
         Param("t", "step for ask=visible (default: drawn below n)", None, int_in(0, 11)),
         Param("pad", "padded positions at the end, blocked as keys as well (default: 0, the causal mask alone)", 0,
               int_in(0, 6)),
     ),
     example={"n": 4, "ask": "matrix"},
-    constraints=(index_below("t", "n"), index_below("pad", "n"), _padded_row),
+    constraints=(index_below("t", "n"), index_below("pad", "n")),
     small={"matrix": "one lower-triangular matrix per hand-writable length n (3..6)"},
 )
 def causal_mask(rng: np.random.Generator, *, n, t, pad, ask) -> Variant:
@@ -161,7 +137,8 @@ def causal_mask(rng: np.random.Generator, *, n, t, pad, ask) -> Variant:
     # a pinned step must exist; n = 3 blocks 3 cells, so copying n would answer ask=blocked
     least = (4 if ask == "blocked" else 3) if t is None else max(3, t + 1)
     # a count needs no hand-written matrix: longer n; nor does a padded row, whose answer is n and pad alone
-    most = 15 if ask in ("allowed", "blocked") else 11 if ask == "visible" and pad else 7
+    # (a count up to n = 25 and a row up to 8 keys: 20 answers in 100 draws; a written matrix stays at 3..6)
+    most = 26 if ask in ("allowed", "blocked") else 11 if ask == "visible" and pad else 9 if ask == "visible" else 7
     n = n if n is not None else int(rng.integers(max(least, pad + 2), max(most, least + 1, pad + 3)))
     blocked = engine.causal_mask(n) | engine.padding_mask([n - pad], n)   # a key column j >= n - pad: padding
     allowed = (~blocked).astype(int)
@@ -171,8 +148,9 @@ def causal_mask(rng: np.random.Generator, *, n, t, pad, ask) -> Variant:
     counted = (f"，padding 再遮住补齐列里 i ≥ j 的 {' + '.join(str(k) for k in range(pad, 0, -1))} = "
                f"{pad * (pad + 1) // 2} 格，共遮住 "
                f"{int(blocked.sum())}，允许 {int(allowed.sum())}" if pad else "")
-    steps = ("第 i 行只能看 j ≤ i 的位置（自己和之前），j > i 的未来位置被遮住（分数设为 −∞，softmax 后为 0）" +
-             (f"；padding 掩码再遮住 j ≥ {n - pad} 的补齐 key 列（每一行都遮）" if pad else ""),
+    # with padding, its own step: the second mask is the second reasoning step
+    steps = ("第 i 行只能看 j ≤ i 的位置（自己和之前），j > i 的未来位置被遮住（分数设为 −∞，softmax 后为 0）",
+             *((f"padding 掩码再遮住 j ≥ {n - pad} 的补齐 key 列（每一行都遮）；任一掩码遮住就算遮住",) if pad else ()),
              mask_step("允许矩阵（1 = 可以看）= ", mat(allowed), blocked, "causal"),
              f"因果掩码允许 1 + 2 + … + {n} = {n * (n + 1) // 2} 格，遮住 {n} × {n} − {n * (n + 1) // 2}"
              f" = {n * (n - 1) // 2}{counted}")
@@ -258,8 +236,16 @@ def padding_mask(rng: np.random.Generator, *, lengths, batch, max_len, ask) -> V
     """
     from studytool import engine
 
-    if lengths is None:
-        lengths = _draw_lengths(rng, batch, max_len)
+    if lengths is None:   # more than one padded position: a count of 1 asks nothing (issue 23)
+        # a count needs no written matrix: up to 5 sentences of up to 8, so the count takes 20 values
+        wide = ask != "matrix" and batch is None and max_len is None
+        redraw = lambda: _draw_lengths(rng, batch or (int(rng.integers(2, 6)) if wide else None),  # noqa: E731
+                                       max_len or (int(rng.integers(3, 10)) if wide else None))
+        lengths = redraw()
+        for _ in range(TRIES):
+            if (max_len or max(lengths)) * len(lengths) - sum(lengths) > 1:
+                break
+            lengths = redraw()
     max_len = max_len if max_len is not None else max(lengths)
     mask = engine.padding_mask(lengths, max_len).astype(int)  # (B, max_len), 1 = padding (blocked)
     params = {"lengths": plain(list(lengths)), "max_len": max_len, "ask": ask}
@@ -286,6 +272,7 @@ class _Forcing:
     head: str
     params: dict[str, Any]
     t: int | None               # ask=visible/predict: pinned, or drawn there
+    by_sight: bool = False      # ask=predict, level 3: the step given by the tokens it sees, not by t
 
     @property
     def decoder_input(self) -> tuple[str, ...]:
@@ -350,8 +337,13 @@ def _predict(f: _Forcing, rng: np.random.Generator) -> Variant:
     last = "这是最后一步，目标是结束符 <eos>：模型由此学会何时停下。" if labels[t] == END else \
         f"目标是标准答案里的下一个词 {labels[t]}。"
     step = f"第 t = {t} 步看到 {' '.join(seen)}；{last}"
-    return Variant(f.head + f"第 t = {t} 步（从 0 数）模型应该预测哪个词元？（选一个选项）", "choice",
-                   frozenset(f.seq(labels[t:t + 1])), None, (*f.steps(), step), hints, f.options, params=params)
+    question = f"第 t = {t} 步（从 0 数）模型应该预测哪个词元？（选一个选项）"
+    steps = (*f.steps(), step)
+    if f.by_sight:   # level 3: the step is given by what the causal mask lets it see, one more step to find t
+        question = f"decoder 的自注意力（带因果掩码）这一步能看到 {' '.join(seen)}。这一步模型应该预测哪个词元？（选一个选项）"
+        steps = (*f.steps(), f"能看到 {len(seen)} 个输入词元：因果掩码下第 t 步看到前 t+1 个，所以 t = {t}", step)
+    return Variant(f.head + question, "choice", frozenset(f.seq(labels[t:t + 1])), None, steps, hints, f.options,
+                   params=params | ({"by_sight": True} if f.by_sight else {}))
 
 
 _TEACHER_QUESTIONS = {"decoder_input": _decoder_input, "labels": _labels, "visible": _visible, "predict": _predict}
@@ -365,12 +357,14 @@ _TEACHER_QUESTIONS = {"decoder_input": _decoder_input, "labels": _labels, "visib
         Param("target", "the target sentence as words, pinned (default: drawn)", None, tokens(2, 6)),
         Param("source", "the source sentence, shown for context (default: drawn with the target)", None, text),
         Param("t", "step for ask=visible/predict (default: drawn)", None, int_in(0, 6)),
+        Param("by_sight", "ask=predict: name the step by the tokens it sees, not by t (level 3; default: by t)", False,
+              lambda v: None if isinstance(v, bool) else f"expected true or false, got {v!r}"),
     ),
     example={"target": ["我", "爱", "AI"], "source": "I love AI", "ask": "decoder_input"},
     constraints=(_step_in_target,),
     small={"predict": "the answer is the letter of one of the 4-8 shown tokens"},
 )
-def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Variant:
+def teacher_forcing(rng: np.random.Generator, *, target, source, t, by_sight, ask) -> Variant:
     """Teacher forcing with a shifted-right decoder input (params: target, source, t, ask).
 
     The notes' example pins target=[我, 爱, AI], source="I love AI", ask=decoder_input: <s> 我 爱 AI.
@@ -384,5 +378,5 @@ def teacher_forcing(rng: np.random.Generator, *, target, source, t, ask) -> Vari
     words = tuple(target)
     options = tuple(np.asarray((START, *words, END), dtype=object)[rng.permutation(len(words) + 2)])
     head = f"训练翻译模型：源句 “{source}”，标准答案是 “{' '.join(words)}”，训练时用 teacher forcing。"
-    forcing = _Forcing(words, options, head, {"target": list(words), "source": source, "ask": ask}, t)
+    forcing = _Forcing(words, options, head, {"target": list(words), "source": source, "ask": ask}, t, by_sight)
     return _TEACHER_QUESTIONS[ask](forcing, rng)

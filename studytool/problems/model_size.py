@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from studytool.problems.checks import divisible, int_in, sizes
-from studytool.problems.drawing import big, pick
+from studytool.problems.drawing import big, in_mib, memory_param, pick
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Tolerance, Variant
 
@@ -25,10 +25,17 @@ MILLIONS = Tolerance(abs=0.05)   # one decimal of a million, as the paper's "65M
     params=(
         Param("vocab", "vocabulary size V (default: drawn from 8000..50000)", None, int_in(1, 10_000_000)),
         Param("d_model", "model width (default: drawn from 256..1024)", None, int_in(1, 100_000)),
+        memory_param(),
     ),
     example={"vocab": 37000, "d_model": 512, "ask": "encoder_decoder"},
 )
-def tied_embeddings(rng: np.random.Generator, *, vocab, d_model, ask) -> Variant:
+def tied_embeddings(rng: np.random.Generator, *, vocab, d_model, memory, ask) -> Variant:
+    """Parameters saved by tying the (V, d) matrices; with `memory`, the saving in MiB (level 3)."""
+    variant = _tied(rng, vocab, d_model, ask)
+    return variant if memory is None else in_mib(variant, variant.answer, memory)
+
+
+def _tied(rng: np.random.Generator, vocab, d_model, ask) -> Variant:
     """Parameters saved by tying the (V, d) matrices (params: vocab, d_model, ask).
 
     encoder_decoder: source embedding, target embedding and the output projection share one
@@ -37,8 +44,8 @@ def tied_embeddings(rng: np.random.Generator, *, vocab, d_model, ask) -> Variant
     """
     from studytool import engine
 
-    v = vocab if vocab is not None else pick(rng, (8000, 16000, 32000, 37000, 50000))
-    d = d_model if d_model is not None else pick(rng, (256, 512, 768, 1024))
+    v = vocab if vocab is not None else pick(rng, (8000, 16000, 30000, 32000, 37000, 50000))
+    d = d_model if d_model is not None else pick(rng, (256, 384, 512, 640, 768, 1024))
     params = {"vocab": v, "d_model": d, "ask": ask}
     table = engine.count_params("embedding", d_model=d, vocab=v)   # one (V, d) matrix
     if ask == "encoder_decoder":
@@ -71,11 +78,18 @@ def tied_embeddings(rng: np.random.Generator, *, vocab, d_model, ask) -> Variant
         Param("vocab", "shared vocabulary size V (default: drawn from 8000..37000)", None, int_in(1, 10_000_000)),
         *sizes("d_model", "n_heads"),
         Param("num_layers", "layers N of each stack (default: drawn from 2..12)", None, int_in(1, 1000)),
+        memory_param(),
     ),
     example={"vocab": 37000, "d_model": 512, "n_heads": 8, "num_layers": 6, "ask": "tied"},
     constraints=(divisible,),
 )
-def transformer_params(rng: np.random.Generator, *, vocab, d_model, n_heads, num_layers, ask) -> Variant:
+def transformer_params(rng: np.random.Generator, *, vocab, d_model, n_heads, num_layers, memory, ask) -> Variant:
+    """The whole model in millions; with `memory`, its weights' size in MiB (level 3)."""
+    variant = _whole(rng, vocab, d_model, n_heads, num_layers, ask)
+    return variant if memory is None else in_mib(variant, round(variant.answer * 1e6), memory, unit=1e6)
+
+
+def _whole(rng: np.random.Generator, vocab, d_model, n_heads, num_layers, ask) -> Variant:
     """The whole encoder-decoder Transformer, in millions (params: vocab, d_model, n_heads, num_layers, ask).
 
     Counted as torch.nn.Transformer plus embeddings and the output projection: biases, every

@@ -24,10 +24,14 @@ ROPE_ASKS = ("rotate", "score")
     params=(
         Param("x", "the token's vector, pinned (default: drawn, distinct non-zero integers)", None,
             numbers(2, 8, lo=-100, hi=100, spread=True)),
+        Param("gain", "ask=output: the learnable gain γ, one per entry, applied after dividing (level 3; default: "
+                      "γ = 1)", None, numbers(2, 8, lo=-10, hi=10)),
     ),
     example={"x": [1, 2, 3, 4], "ask": "output"},
+    constraints=(lambda p: None if p.get("gain") is None or p.get("x") is not None and len(p["gain"]) == len(p["x"])
+                 else "gain needs a pinned x of the same length",),
 )
-def rms_norm(rng: np.random.Generator, *, x, ask) -> Variant:
+def rms_norm(rng: np.random.Generator, *, x, gain, ask) -> Variant:
     """RMSNorm of one token's vector, γ = 1, ε ignored (params: x, ask).
 
     x = [1, 2, 3, 4]: rms = √7.5 = 2.738613, output [0.3651, 0.7303, 1.0954, 1.4606].
@@ -36,7 +40,7 @@ def rms_norm(rng: np.random.Generator, *, x, ask) -> Variant:
     from studytool import engine
 
     if x is None:
-        x = [v if v else 5 for v in distinct_ints(rng, int(rng.integers(3, 6)), -4, 6)]   # no zero vector
+        x = [v if v else 5 for v in distinct_ints(rng, int(rng.integers(3, 5)), -4, 6)]   # no zero vector, 3-4 numbers
     xs = np.asarray(x, dtype=float)
     params = {"x": plain(list(x)), "ask": ask}
     mean_square = float(np.mean(xs**2))
@@ -51,8 +55,16 @@ def rms_norm(rng: np.random.Generator, *, x, ask) -> Variant:
         return Variant(head + "它用来相除的均方根 rms 是多少？", "scalar", rms, FOUR_DECIMALS, tuple(steps),
                        tuple(h for h in hints if not math.isclose(h.answer, rms)), params=params)
     steps.append(f"输出 x / rms = {vec(out)}")
-    hints = (Hint(floats(engine.layer_norm(xs, eps=0.0)), "那是 LayerNorm：RMSNorm 不减均值，只除以均方根。"),
-             Hint(floats(xs / mean_square), "除的是均方根 √mean(x²)，不是 mean(x²)。"))
+    wrong = {"那是 LayerNorm：RMSNorm 不减均值，只除以均方根。": engine.layer_norm(xs, eps=0.0),
+             "除的是均方根 √mean(x²)，不是 mean(x²)。": xs / mean_square}
+    if gain is not None:   # level 3: then the learnable gain, one more step
+        g = np.asarray(gain, dtype=float)
+        wrong = {message: g * wrong_out for message, wrong_out in wrong.items()} | {"还差最后一步：逐个乘 γ。": out}
+        out = g * out
+        steps.append(f"再逐个乘 γ = {vec(g)}：{vec(out)}")
+        head = head.replace("（γ = 1，忽略 ε）", f"（可学习的 γ = {vec(g)}，忽略 ε）")
+        params["gain"] = plain(list(gain))
+    hints = tuple(Hint(floats(wrong_out), message) for message, wrong_out in wrong.items())
     return Variant(head + "RMSNorm 的输出向量是什么？", "vector", floats(out), FOUR_DECIMALS, tuple(steps), hints,
                    params=params)
 
@@ -73,10 +85,13 @@ def _rotate(v: np.ndarray, position: int) -> np.ndarray:
         Param("k", "the key pair, pinned (default: drawn integers in -3..3)", None, numbers(2, 2, lo=-10, hi=10)),
         Param("m", "the query's position (default: drawn from 1..5)", None, int_in(0, 100)),
         Param("n", "the key's position (default: drawn from 0..6, != m)", None, int_in(0, 100)),
+        Param("scaled", "ask=score: the scaled score (R_m q)·(R_n k) / √d_k, as attention uses it (level 3; "
+                        "default: the raw score)", False, lambda v: None if isinstance(v, bool) else
+              f"expected true or false, got {v!r}"),
     ),
     example={"q": [1, 0], "k": [0, 1], "m": 2, "n": 3, "ask": "score"},
 )
-def rope_score(rng: np.random.Generator, *, q, k, m, n, ask) -> Variant:
+def rope_score(rng: np.random.Generator, *, q, k, m, n, scaled, ask) -> Variant:
     """RoPE with d = 2 (one pair, θ = 1 rad per position) (params: q, k, m, n, ask).
 
     ask=rotate: q rotated to position m; ask=score: (R_m q)·(R_n k), which equals q·(R_(n−m) k).
@@ -107,5 +122,14 @@ def rope_score(rng: np.random.Generator, *, q, k, m, n, ask) -> Variant:
              f"对照：q·(R_(n−m) k) = q·R_{n - m} k = {relative:.6f}，相同——只取决于相对距离 n − m = {n - m}")
     hints = (Hint(float(qs @ ks), "别忘了旋转：q、k 都要先按各自的位置转。"),
              Hint(float(qs @ _rotate(ks, n + m)), "相对角度是 n − m，不是 n + m。"))
-    return Variant(head + "旋转后的注意力分数 (R_m q)·(R_n k) 是多少？", "scalar", score, FOUR_DECIMALS, steps,
+    question = "旋转后的注意力分数 (R_m q)·(R_n k) 是多少？"
+    if scaled:   # level 3: then the scaling attention applies, one more step
+        params["scaled"] = True
+        hints = (*(Hint(h.answer / math.sqrt(2), h.message) for h in hints),
+                 Hint(score, "还要除以 √d_k = √2：注意力用的是缩放后的分数。"),
+                 Hint(score / 2, "除以的是 √d_k = √2，不是 d_k。"))
+        score /= math.sqrt(2)
+        steps += (f"注意力用缩放后的分数：除以 √d_k = √2 = {math.sqrt(2):.6f}，得 {score:.6f}",)
+        question = "注意力里用的缩放分数 (R_m q)·(R_n k) / √d_k（d_k = 2）是多少？"
+    return Variant(head + question, "scalar", score, FOUR_DECIMALS, steps,
                    tuple(h for h in hints if not math.isclose(h.answer, score, abs_tol=1e-4)), params=params)

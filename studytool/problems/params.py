@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import divisible, int_in, one_of, sizes
-from studytool.problems.drawing import FOUR_DECIMALS, big, num, pick
+from studytool.problems.drawing import FOUR_DECIMALS, big, in_mib, memory_param, num, pick
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
 
@@ -17,7 +17,9 @@ _NOTES = "只数权重矩阵，不计偏置和 LayerNorm，即讲义的算法"
 _FULL = "偏置和 LayerNorm 的 γ、β 都算上，同 PyTorch 的 nn.TransformerEncoderLayer / DecoderLayer"
 
 
-_WIDTHS = (64, 128, 192, 256, 320, 384, 512, 640, 768, 1024)
+# multiples of 16 (4, 8 and 16 heads all divide them), 24 of them: a count of d alone takes 20 values in 100 draws
+_WIDTHS = (64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 832, 896,
+           960, 1024, 1280)
 _FFN_WIDTHS = (256, 512, 1024, 1536, 2048, 3072, 4096)   # ask=ffn_share: d_ff drawn apart from d, so the share varies
 
 
@@ -28,7 +30,7 @@ def _sizes(rng: np.random.Generator, d_model, n_heads, d_ff, vocab, num_layers,
     heads = [h for h in (4, 8, 16) if d % h == 0] or [1]
     h = n_heads if n_heads is not None else pick(rng, heads)
     if d_ff is None:
-        d_ff = pick(rng, _FFN_WIDTHS) if ask == "ffn_share" else 4 * d
+        d_ff = pick(rng, _FFN_WIDTHS) if ask.startswith("ffn_share") else 4 * d
     vocab = vocab if vocab is not None else pick(rng, (1000, 5000, 8000, 10000, 30000, 32000, 50000))
     layers = num_layers if num_layers is not None else int(rng.integers(2, 13))
     return d, h, d_ff, vocab, layers
@@ -113,6 +115,22 @@ def _ffn_share(s: _Layer, rng: np.random.Generator) -> Variant:
     return Variant(f"一个 encoder block，{s.sizes}（{_NOTES}）。FFN 的参数占这个 block 的比例是多少？"
                    f"（小数或分数）", "scalar", share, FOUR_DECIMALS, steps, hints,
                    params={**s.params, "ask": "ffn_share"})
+
+
+def _ffn_share_model(s: _Layer, rng: np.random.Generator) -> Variant:
+    """Level 3: the FFN's share once N layers and the embedding are counted too (two more steps)."""
+    mha, ffn = s.count("mha", bias=False), s.count("ffn", bias=False)
+    layer, embedding = mha + ffn, s.vocab * s.d
+    total = s.layers * layer + embedding
+    share = s.layers * ffn / total
+    steps = (s.mha_step(), s.ffn_step(), f"{s.layers} 层 × ({big(mha)} + {big(ffn)}) = {big(s.layers * layer)}",
+             f"加上词嵌入 V × d = {s.vocab} × {s.d} = {big(embedding)}，合计 {big(total)}",
+             f"FFN 占比 = {s.layers} × {big(ffn)} / {big(total)} = {num(share)}")
+    hints = (Hint(ffn / layer, "那是一个 block 里的占比；问的是算上词嵌入后的整个 encoder。"),
+             Hint(ffn / (layer + embedding), f"FFN 有 {s.layers} 层，分子也要乘层数。"))
+    return Variant(f"{s.layers} 层 encoder 加一个词嵌入矩阵（V = {s.vocab}），{s.sizes}（{_NOTES}）。"
+                   "FFN 的参数占这些参数的比例是多少？（小数或分数）", "scalar", share, FOUR_DECIMALS, steps, hints,
+                   params={**s.params, "ask": "ffn_share_model", "vocab": s.vocab, "num_layers": s.layers})
 
 
 @dataclass(frozen=True)
@@ -203,6 +221,7 @@ _QUESTIONS = {
     "decoder_layer": _decoder_layer,
     "stack": _stack,
     "ffn_share": _ffn_share,
+    "ffn_share_model": _ffn_share_model,
 }
 
 
@@ -218,11 +237,13 @@ _QUESTIONS = {
         Param("convention", "blocks/stacks: 'notes' = weight matrices only (the notes' 3,145,728), "
             "'full' = with biases and LayerNorms as PyTorch (default: drawn)", None, one_of("notes", "full"),
             ("notes", "full")),
+        memory_param(),
     ),
     example={"d_model": 512, "n_heads": 8, "d_ff": 2048, "ask": "encoder_layer", "convention": "notes"},
     constraints=(divisible,),
 )
-def param_count(rng: np.random.Generator, *, d_model, n_heads, d_ff, vocab, num_layers, convention, ask) -> Variant:
+def param_count(rng: np.random.Generator, *, d_model, n_heads, d_ff, vocab, num_layers, convention, memory,
+                ask) -> Variant:
     """Parameter counts (params: d_model, n_heads, d_ff, vocab, num_layers, convention, ask).
 
     The notes' example pins d_model=512, n_heads=8, d_ff=2048, ask=encoder_layer, convention=notes: 3,145,728.
@@ -230,4 +251,6 @@ def param_count(rng: np.random.Generator, *, d_model, n_heads, d_ff, vocab, num_
     num_layers=6 and convention=notes 18,874,368; embedding with vocab=30000 15,360,000.
     """
     d, h, d_ff, vocab, layers = _sizes(rng, d_model, n_heads, d_ff, vocab, num_layers, ask)
-    return _QUESTIONS[ask](_Layer(d, h, d_ff, vocab, layers, convention), rng)
+    variant = _QUESTIONS[ask](_Layer(d, h, d_ff, vocab, layers, convention), rng)
+    # level 3: the count's size in memory, one more step (a share has no size)
+    return variant if memory is None or ask.startswith("ffn_share") else in_mib(variant, variant.answer, memory)

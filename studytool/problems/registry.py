@@ -21,25 +21,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+# Param (a parameter with its check) is declared in checks.py; the family modules read it through here
+from studytool.problems.checks import Param, ask_param
 from studytool.problems.variant import Variant
-
-Check = Callable[[Any], "str | None"]  # a value -> an error message, or None when fine
-
-
-@dataclass(frozen=True)
-class Param:
-    name: str
-    description: str
-    default: Any = None  # None: drawn at random
-    check: Check = lambda value: None
-    choices: tuple[str, ...] = ()  # the allowed values, when they are a fixed set of names
-
-    def problem(self, value: Any) -> str | None:
-        if value is None:
-            return None  # None always means "draw it"
-        message = self.check(value)
-        return f"{self.name}: {message}" if message else None
-
 
 @dataclass(frozen=True)
 class Generator:
@@ -137,8 +121,6 @@ def generator(name: str, summary: str, *, asks: Iterable[str], params: tuple[Par
     """Declare the decorated draw function as the generator `name`: its sub-questions (`asks`, which become
     the last parameter, `ask`), its other parameters, the notes' example, cross-parameter constraints and
     the sub-questions whose answers are few by nature."""
-    from studytool.problems.checks import ask_param
-
     params = (*params, ask_param(*asks))
 
     def register(function: Callable[..., Variant]) -> Callable[..., Variant]:

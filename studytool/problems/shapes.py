@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from studytool.i18n import _
 from studytool.problems.checks import NOTES_LAYER, divisible, int_in, sizes
-from studytool.problems.drawing import TRIES, pick, shape
+from studytool.problems.drawing import TRIES, mirrored_options, pick, shape
 from studytool.problems.vocabulary import step_name
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -139,7 +139,8 @@ def multi_head_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, n_he
     b, length, d, h = sizes["batch"], sizes["src_len"], sizes["d_model"], sizes["n_heads"]
     step, what = _MHA_STEP[ask]
     answer = concrete(axes_of("encoder", step), sizes)
-    prompt = (f"多头自注意力（batch 在前）：输入 X 的形状是 [B, L, d_model] = {shape((b, length, d))}，"
+    # sizes by name, no bracket: X's own [B, L, d_model] written first was the answer of projection and concat
+    prompt = (f"多头自注意力（batch 在前）：输入 X 的 batch B = {b}，序列长 L = {length}，d_model = {d}，"
               f"头数 h = {h}。{what}，形状是什么？")
     steps = (f"d_k = d_model / h = {d} / {h} = {sizes['d_k']}",) + _solution("encoder", "self-attention:", sizes, step)
     params = {"batch": b, "seq_len": length, "d_model": d, "n_heads": h, "ask": ask}
@@ -166,11 +167,7 @@ _CROSS_STEP = {
 
 
 def _source_choice(rng: np.random.Generator) -> tuple[tuple[str, ...], int, int]:
-    right = "Q 来自 decoder，K 和 V 来自 encoder 的输出"
-    swapped = "Q 来自 encoder 的输出，K 和 V 来自 decoder"
-    options = [right, swapped, "Q、K、V 都来自 decoder", "Q、K 来自 decoder，V 来自 encoder 的输出"]
-    shuffled = tuple(options[i] for i in rng.permutation(len(options)))
-    return shuffled, shuffled.index(right), shuffled.index(swapped)
+    return mirrored_options(rng, "Q 取自{a}；K、V 取自{b}", ("目标侧解码器", "源句侧编码器", "词嵌入查找表"))
 
 
 def _src_tgt_distinct(p: Mapping[str, Any]) -> str | None:
@@ -192,7 +189,7 @@ def _src_tgt_distinct(p: Mapping[str, Any]) -> str | None:
     ),
     example={"batch": 32, "src_len": 10, "tgt_len": 4, "d_model": 512, "n_heads": 8, "ask": "source"},
     constraints=(divisible, _src_tgt_distinct),
-    small={"source": "a choice among 4 fixed statements: the answer is one of 4 letters"},
+    small={"source": "a choice among 6 fixed statements: the answer is one of 6 letters"},
 )
 def cross_attention_shapes(rng: np.random.Generator, *, batch, src_len, tgt_len, d_model, n_heads,
                            ask) -> Variant:
@@ -203,8 +200,8 @@ def cross_attention_shapes(rng: np.random.Generator, *, batch, src_len, tgt_len,
     s = _cross_sizes(rng, batch, src_len, tgt_len, d_model, n_heads)
     b, ls, lt, d, h = s["batch"], s["src_len"], s["tgt_len"], s["d_model"], s["n_heads"]
     params = {"batch": b, "src_len": ls, "tgt_len": lt, "d_model": d, "n_heads": h, "ask": ask}
-    head = (f"翻译模型（batch 在前）：encoder 输出 memory 的形状是 {shape((b, ls, d))}（源句长 L_src = {ls}），"
-            f"decoder 这一层的输入是 {shape((b, lt, d))}（目标长 L_tgt = {lt}），d_model = {d}，h = {h}。")
+    head = (f"翻译模型（batch 在前）：batch B = {b}，encoder 输出 memory 的源句长 L_src = {ls}，"
+            f"decoder 这一层输入的目标长 L_tgt = {lt}，d_model = {d}，h = {h}。")
     if ask == "source":
         options, right, swapped = _source_choice(rng)
         steps = ("Q 用 decoder 当前的表示去“查询”，K、V 是 encoder 对源句的表示：所以分数是 L_tgt × L_src 的矩形。",) \
@@ -229,6 +226,11 @@ def cross_attention_shapes(rng: np.random.Generator, *, batch, src_len, tgt_len,
     return Variant(head + f"{what}，形状是什么？", "shape", answer, None, steps, hints, params=params)
 
 
+# 24 widths: W₁'s (d_model, d_ff) takes 20 values in 100 draws
+_FFN_WIDTHS = (64, 96, 128, 160, 192, 224, 256, 320, 384, 448, 512, 576, 640, 704, 768, 832, 896, 960, 1024, 1152,
+               1280, 1408, 1536, 2048)
+
+
 @generator(
     "ffn_shapes",
     "The position-wise FFN: expand to d_ff = 4 d_model, ReLU, contract back; weight shapes.",
@@ -236,16 +238,40 @@ def cross_attention_shapes(rng: np.random.Generator, *, batch, src_len, tgt_len,
     params=(
         *sizes("batch", "seq_len", "d_model"),
         Param("d_ff", "hidden width (default: 4 * d_model)", None, int_in(1, 1_000_000)),
+        Param("flat", "the batch and sequence axes flattened into one, [B·L, d_model], before the matmuls, as an "
+                      "implementation does (level 3; default: not)", False,
+              lambda v: None if isinstance(v, bool) else f"expected true or false, got {v!r}"),
     ),
     example={"batch": 32, "seq_len": 10, "d_model": 512, "d_ff": 2048, "ask": "expand"},
 )
-def ffn_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, d_ff, ask) -> Variant:
+def ffn_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, d_ff, flat, ask) -> Variant:
+    """The FFN's shapes; with `flat` (level 3), after flattening B and L into one axis: one more step."""
+    variant = _ffn(rng, batch, seq_len, d_model, d_ff, ask)
+    if not flat:
+        return variant
+    from dataclasses import replace
+
+    b, length = variant.params["batch"], variant.params["seq_len"]
+    step = f"先展平：[B, L, d_model] → [B·L, d_model] = {shape((b * length, variant.params['d_model']))}"
+    answer, hints = variant.answer, variant.hints
+    if ask in ("expand", "contract"):   # the activations lose an axis; the weights keep their shapes
+        answer = (b * length, answer[-1])
+        hints = (Hint(variant.answer, "展平后 B 和 L 合成一个轴 B·L：只剩两个轴。"),
+                 *(Hint((b * length, h.answer[-1]), h.message) for h in hints if isinstance(h.answer, tuple)))
+    else:
+        step += "（权重的形状不受展平影响）"
+    return replace(variant, prompt=variant.prompt.replace("。", "。实现时先把 batch 和序列两个轴展平成一个轴 [B·L, d_model]"
+                                                              "，再做矩阵乘法。", 1),
+                   answer=answer, solution=(step, *variant.solution), hints=hints, params={**variant.params, "flat": True})
+
+
+def _ffn(rng: np.random.Generator, batch, seq_len, d_model, d_ff, ask) -> Variant:
     """The position-wise FFN's shapes (params: batch, seq_len, d_model, d_ff, ask).
 
     The notes' example pins batch=32, seq_len=10, d_model=512, d_ff=2048, ask=expand: [32, 10, 2048].
     """
     for _ in range(TRIES):
-        d = d_model if d_model is not None else pick(rng, (64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536))
+        d = d_model if d_model is not None else pick(rng, _FFN_WIDTHS)
         b = batch if batch is not None else int(rng.integers(2, 65))
         length = seq_len if seq_len is not None else int(rng.integers(3, 129))
         hidden = d_ff if d_ff is not None else 4 * d
@@ -256,8 +282,8 @@ def ffn_shapes(rng: np.random.Generator, *, batch, seq_len, d_model, d_ff, ask) 
     contract = concrete(axes_of("encoder", "FFN: FFN contract"), sizes)   # (B, L, d)
     params = {"batch": b, "seq_len": length, "d_model": d, "d_ff": hidden, "ask": ask}
     rule = "d_ff = 4·d_model（原论文惯例）" if hidden == 4 * d else f"d_ff = {hidden}"
-    head = (f"逐位置前馈网络 FFN(x) = ReLU(xW₁ + b₁)W₂ + b₂：输入形状 [B, L, d_model] = {shape((b, length, d))}，"
-            f"{rule}。")
+    head = (f"逐位置前馈网络 FFN(x) = ReLU(xW₁ + b₁)W₂ + b₂：输入 batch B = {b}，序列长 L = {length}，"
+            f"d_model = {d}，{rule}。")
     steps = _solution("encoder", "FFN:", sizes, "FFN: FFN contract")
     if ask == "d_ff":
         head = (f"逐位置前馈网络 FFN(x) = ReLU(xW₁ + b₁)W₂ + b₂，d_model = {d}，中间层按原论文是 d_model 的 4 倍。"

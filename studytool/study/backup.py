@@ -33,6 +33,7 @@ from studytool.config import CLOCK_YEARS, now as clock_now
 from studytool.study.days import Days
 from studytool.errors import StudytoolError
 from studytool.i18n import _
+from studytool.study.schema import BUSY_TIMEOUT_S, read_only_uri, schema_problem
 
 KEEP_DAILY = 7
 KEEP_WEEKLY = 4
@@ -71,10 +72,8 @@ def folder_for(db: Path) -> Path:
 
 
 def integrity_problems(db: Path) -> list[str]:
-    """The full `PRAGMA integrity_check` of `db` and its schema (`migrations.schema_problem`), read-only: its
+    """The full `PRAGMA integrity_check` of `db` and its schema (`schema.schema_problem`), read-only: its
     problems, empty when it is healthy."""
-    from studytool.study.migrations import BUSY_TIMEOUT_S, read_only_uri, schema_problem
-
     try:
         con = sqlite3.connect(read_only_uri(db), uri=True, timeout=BUSY_TIMEOUT_S)
         try:
@@ -123,8 +122,6 @@ def _time_of(stamp: str) -> datetime | None:
 
 def _answers(path: Path) -> int | None:
     """The answers logged in a backup (read immutable: nothing beside it) or a database (with its -wal)."""
-    from studytool.study.migrations import read_only_uri
-
     try:
         con = sqlite3.connect(read_only_uri(path), uri=True)
     except sqlite3.Error:
@@ -154,8 +151,6 @@ def take(db: Path, now: datetime | None = None, *, checked: bool = False, days: 
     folder = folder_for(db)
     temporary = target = None
     import tempfile
-
-    from studytool.study.migrations import BUSY_TIMEOUT_S, read_only_uri
 
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -189,17 +184,6 @@ def take(db: Path, now: datetime | None = None, *, checked: bool = False, days: 
             db=db, folder=folder, reason=" ".join(str(error).split()))) from None
     prune(db, keep=target, days=days)
     return taken
-
-
-def back_up(db: Path) -> Backup:
-    """`studytool backup`: `take` a backup of `db` now, once it is known to be a progress database (a regular file,
-    as every command checks: a FIFO would block the copy for ever, a device is no database)."""
-    from studytool.study.migrations import check_database
-
-    if not os.path.lexists(db):
-        raise StudytoolError(_("{db} does not exist yet; nothing to back up").format(db=db))
-    check_database(db)
-    return take(db)
 
 
 def _reserve(db: Path, now: datetime) -> Path:

@@ -25,6 +25,7 @@ from studytool.i18n import _
 from studytool.problems.levels import level_for
 from studytool.study.records import params_of, rating_of, text_of
 from studytool.study.days import Days
+from studytool.study.stats import asked_now, comes_back
 from studytool.study.store import Schedule, Store, format_time, parse_time
 
 if TYPE_CHECKING:
@@ -82,8 +83,6 @@ class Listed:
             return self.flags.buried(self.now)
         if word == "leech":
             return self.flags.leech
-        from studytool.study.stats import due_now
-
         return self.schedule is not None and due_now(self.schedule, self.flags, self.now, self.days.end_of(self.now))
 
     @property
@@ -248,6 +247,13 @@ def histories(store: Store, key: str | None = None) -> dict[str, History]:
         f" FROM reviews {'WHERE card = ?' if key else ''} GROUP BY card",
         (*SCHEDULING_MODES, *SCHEDULING_MODES, *([key] if key else [])))
     return {card: History(reps, lapses, parse_time(last)) for card, reps, lapses, last in rows}
+
+
+def due_now(schedule: Schedule, flags: Flags, now: datetime, end_of_today: datetime) -> bool:
+    """`asked_now` for one card and its flags (`cards list --state due`); "due" itself is in stats.py."""
+    buried = format_time(flags.buried_until) if flags.buried_until is not None else None
+    return asked_now(schedule.state, comes_back(format_time(schedule.due), flags.suspended, buried),
+                     format_time(now), format_time(end_of_today))
 
 
 def list_cards(store: Store, decks: Sequence[Deck], *, now: datetime, days: Days, deck_ids: Sequence[str] = (),

@@ -112,10 +112,11 @@ def _per_day(store: Store, bounds: list[str], first: int, keys: str, args: list[
 
 def _cards(store: Store, card_keys: Sequence[str], now: datetime, days: Days, scheduler: Any) -> tuple:
     """card_counts, and the review cards' intervals, stabilities, difficulties and chances of recall now."""
-    from studytool.study.cards import all_flags
-
     wanted = set(card_keys)
-    flags = all_flags(store)
+    now_text = format_time(now)
+    # (suspended, buried now) per flagged card, read here: cards.py builds on stats.py, which draws these graphs
+    flags = {key: (bool(suspended), buried is not None and buried > now_text)
+             for key, suspended, buried in store.con.execute("SELECT key, suspended, buried_until FROM card_flags")}
     counts = dict.fromkeys(("new", "learning", "relearning", "young", "mature", "suspended", "buried"), 0)
     intervals, stabilities, difficulties, recalls = [], [], [], []
     scheduled = set()
@@ -123,11 +124,11 @@ def _cards(store: Store, card_keys: Sequence[str], now: datetime, days: Days, sc
         if row["key"] not in wanted:
             continue
         scheduled.add(row["key"])
-        schedule, flag = schedule_from_row(row), flags.get(row["key"])
-        if flag is not None and flag.suspended:
+        schedule, (suspended, buried) = schedule_from_row(row), flags.get(row["key"], (False, False))
+        if suspended:
             counts["suspended"] += 1
             continue
-        if flag is not None and flag.buried(now):
+        if buried:
             counts["buried"] += 1
             continue
         if schedule.state != 2:
@@ -142,8 +143,8 @@ def _cards(store: Store, card_keys: Sequence[str], now: datetime, days: Days, sc
         if recall is not None:
             recalls.append(recall)
     for key in wanted - scheduled:   # a new card may be suspended or buried too
-        flag = flags.get(key)
-        counts["suspended" if flag and flag.suspended else "buried" if flag and flag.buried(now) else "new"] += 1
+        suspended, buried = flags.get(key, (False, False))
+        counts["suspended" if suspended else "buried" if buried else "new"] += 1
     return counts, intervals, stabilities, difficulties, recalls
 
 

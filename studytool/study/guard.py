@@ -168,7 +168,7 @@ class Guard:
     def _check(self) -> int:
         """The full integrity check unless the file is trusted; the day-start hour stored in it."""
         from studytool.study.backup import damaged
-        from studytool.study.migrations import BUSY_TIMEOUT_S, file_uri
+        from studytool.study.schema import BUSY_TIMEOUT_S, file_uri
 
         uri = f"{file_uri(self.db)}?mode=ro"   # not immutable: other sessions may write meanwhile
         con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)

@@ -46,7 +46,7 @@ class Showing:
 
 
 def card_level(store: Store, key: str) -> int:
-    """The level the card's next showing uses: from its stability, one down while it relearns."""
+    """The level the card's next showing uses: from its stability, level 1 while it relearns."""
     from studytool.problems.levels import level_for
 
     schedule = store.schedule(key)

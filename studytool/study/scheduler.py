@@ -40,9 +40,10 @@ MAXIMUM_INTERVAL = 36500                    # days, Anki's default
 FUZZ_RANGES = ((2.5, 7.0, 0.15), (7.0, 20.0, 0.1), (20.0, math.inf, 0.05))   # Anki's fuzz.rs
 
 
-def rating_for(correct: bool) -> int:
-    """Auto-graded answers: right is Good (3), wrong is Again (1)."""
-    return 3 if correct else 1
+def rating_for(correct: bool, close: bool = False) -> int:
+    """Auto-graded answers: right is Good (3), a near miss (right by the method, rounded early) Hard (2), wrong
+    Again (1)."""
+    return 3 if correct else 2 if close else 1
 
 
 @dataclass(frozen=True)

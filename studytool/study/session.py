@@ -205,17 +205,17 @@ class Session:
             when = self.clock()   # the answer's time: what the buttons' intervals are counted from
             intervals = self._intervals(card, when)
             rating = self._rating(card, intervals)
-            correct, expected, hint = rating >= 2, str(variant.answer), None
+            correct, expected, hint, close = rating >= 2, str(variant.answer), None, False
         else:
             typed, grade = self._graded(card, variant)
             when = self.clock()
             intervals = self._intervals(card, when)
-            correct, expected, hint = grade.correct, grade.expected, grade.hint
-            rating = int(rating_for(correct))
+            correct, expected, hint, close = grade.correct, grade.expected, grade.hint, grade.close
+            rating = rating_for(correct, close)   # a near miss is Hard, not a lapse
         hinted = id(showing) in self.hinted
         if self.confirm and correct and variant.kind != "recall":
             self.view.show_result(Result(card, showing.seed, variant, typed, expected, correct, rating, hint, 0,
-                                         hinted, intervals))
+                                         hinted, intervals=intervals))
             rating = self._confirmed(card, rating, intervals)
         if hinted and correct:
             rating = min(rating, 2)   # right after :explain showed the formula box: Hard, not a plain right one
@@ -230,7 +230,7 @@ class Session:
         moved: list[Schedule] = []
         review_id = self.store.record(answer, self._rescheduler(card, rating, answer.time, moved))
         result = Result(card, showing.seed, variant, typed, expected, correct, rating, hint, review_id, hinted,
-                        intervals)
+                        close=close, intervals=intervals)
         self.done.append((showing, result))
         if not (self.confirm and correct and variant.kind != "recall"):   # shown already, before the rating
             self.view.show_result(result)

@@ -15,15 +15,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from studytool.decks.model import Deck
 from studytool.study.days import Days
 from studytool.study.records import time_text
-from studytool.study.store import Schedule, Store, format_time
+from studytool.study.store import Store, format_time
 
 if TYPE_CHECKING:
-    from studytool.study.cards import Flags
     from studytool.study.graphs import Graphs
 
 WINDOW_DAYS = 30       # retention and weakest topics look this far back
@@ -53,13 +52,6 @@ def comes_back(due: str, suspended: bool, buried_until: str | None) -> str | Non
     if suspended:
         return None
     return buried_until if buried_until is not None and buried_until > due else due
-
-
-def due_now(schedule: Schedule, flags: Flags, now: datetime, end_of_today: datetime) -> bool:
-    """`asked_now` for one card and its flags (`cards list --state due`)."""
-    buried = format_time(flags.buried_until) if flags.buried_until is not None else None
-    return asked_now(schedule.state, comes_back(format_time(schedule.due), flags.suspended, buried),
-                     format_time(now), format_time(end_of_today))
 
 
 def scheduled_cards(store: Store) -> dict[str, tuple[int, str | None]]:

@@ -33,8 +33,8 @@ from typing import Any
 from studytool.config import now as clock_now
 from studytool.errors import StudytoolError
 from studytool.i18n import _
-from studytool.study.migrations import (BUSY_TIMEOUT_S, MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION, check_database,
-                                        is_damage, read_only_uri, unreadable)
+from studytool.study.migrations import check_database, unreadable
+from studytool.study.schema import BUSY_TIMEOUT_S, MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION, is_damage, read_only_uri
 from studytool.study.records import (Answer, BadRow, LogRow, Schedule, format_time, params_of, parse_time, rating_of,
                                      schedule_from_row, schedule_row)
 

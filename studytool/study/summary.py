@@ -77,7 +77,13 @@ class Result:
     hint: str | None
     review_id: int
     hinted: bool = False   # given after :explain on this showing: rated at most Hard
+    close: bool = False    # not right but right by the method (rounded early, or off in the last digit): Hard
     intervals: dict[int, Interval] | None = None   # what each rating would have given (None: a plain quiz)
+
+    @property
+    def verdict(self) -> str:
+        """"correct", "close" or "wrong" (a recall card: the learner's own rating, Again is wrong)."""
+        return "correct" if self.correct else "close" if self.close else "wrong"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -90,6 +96,8 @@ class Result:
             "expected": self.expected,
             "correct": self.correct,
             "rating": self.rating,
+            "verdict": self.verdict,
+            "hint": self.hint,
             "hinted": self.hinted,
             "level": self.variant.level,
             "intervals": ({str(rating): interval.to_json() for rating, interval in self.intervals.items()}

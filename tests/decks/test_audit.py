@@ -34,7 +34,7 @@ def bundled():
 
 
 def test_the_bundled_decks_pass_their_own_audit(bundled):
-    result = audit(bundled)
+    result = audit(bundled, fair_seeds=40)   # issue 23's fairness at a modest count; `decks audit` draws 100
     assert result.checks == {check: True for check in result.checks}, result.to_json()
     assert result.fixed_numeric <= MAX_FIXED_NUMERIC
 

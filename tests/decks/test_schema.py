@@ -39,7 +39,7 @@ def test_the_card_kind_type_names_the_kind_specs():
 def test_the_schema_names_what_the_loader_accepts():
     card = SCHEMA["$defs"]["card"]["properties"]
     assert card["kind"]["enum"] == list(KINDS)
-    assert card["topic"]["enum"] == topic_ids()
+    assert card["topic"]["$ref"] == "#/$defs/topic" and SCHEMA["$defs"]["topic"]["enum"] == topic_ids()
     assert card["tags"]["items"]["enum"] == list(TAGS)
     assert SCHEMA["$defs"]["generated"]["properties"]["generator"]["enum"] == registry.names()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -74,10 +75,10 @@ def test_too_few_decimals_that_disagree_are_wrong(variant, text):
     (FLOAT, "-0.4470"),
     (VECTOR, "[-1.3418, -0.4472, 0.4472, 1.3416]"),
 ])
-def test_last_digit_slips_are_wrong_with_a_rounding_hint(variant, text):
+def test_last_digit_slips_are_close_with_a_last_digit_hint(variant, text):
     graded = grade(variant, text)
-    assert not graded.correct
-    assert "rounding" in graded.hint
+    assert not graded.correct and graded.close and graded.verdict == "close"
+    assert "last digit" in graded.hint
 
 
 @pytest.mark.parametrize(("variant", "text"), [(FLOAT, "-0.4500"), (FLOAT, "0.4472"), (SCALAR, "1048577")])
@@ -383,6 +384,12 @@ def test_format_examples_never_equal_the_answer_even_when_the_answer_is_the_usua
                        if t not in ("4", "0.0001")), hint
 
 
+def test_a_float_format_line_is_the_same_whatever_the_answer():
+    # issue 23: the example switched from 3/7 to 5/9 exactly when the answer was near 3/7
+    hints = {format_hint(Variant("q", "scalar", answer, FOUR)) for answer in (3 / 7, 5 / 9, -0.1234, 0.5678, 2.5)}
+    assert len(hints) == 1 and "a/b" in hints.pop()
+
+
 def test_a_vector_hint_shows_as_many_entries_as_the_answer_has():
     two = Variant("q", "vector", (1.5, 2.5), FOUR)
     assert "2 numbers, e.g. [a, b] or a b" in format_hint(two)
@@ -445,3 +452,38 @@ def test_a_key_within_the_deck_bounds_is_shown_typed_back_right_and_never_throws
         grade(variant, typed)
     except AnswerFormatError:
         pass
+
+
+def test_an_early_rounded_sigma_is_close_and_the_hint_says_an_earlier_step():
+    # issue 23: σ rounded to 2.59 before dividing was graded Again with "check the rounding in the last step"
+    from studytool.problems.registry import get
+
+    v = get("layer_norm").draw(np.random.default_rng(0), x=[2, 4, 6, 9], ask="output")
+    x = np.array([2, 4, 6, 9.0])
+    by_hand = (x - x.mean()) / round(float(np.sqrt(((x - x.mean()) ** 2).mean())), 2)   # σ = 2.586020 -> 2.59
+    graded = grade(v, " ".join(f"{e:.4f}" for e in by_hand))
+    assert (graded.correct, graded.close, graded.verdict) == (False, True, "close")
+    assert "earlier step" in graded.hint and "last digit" not in graded.hint
+
+
+def test_a_wrong_method_near_the_key_is_still_wrong_not_close():
+    from studytool.problems.registry import get
+
+    v = get("layer_norm").draw(np.random.default_rng(0), x=[2, 4, 6, 9], ask="output")
+    x = np.array([2, 4, 6, 9.0])
+    unbiased = (x - x.mean()) / x.std(ddof=1)   # K - 1: 13% off, a known wrong method
+    graded = grade(v, " ".join(f"{e:.4f}" for e in unbiased))
+    assert graded.verdict == "wrong" and "K−1" in graded.hint
+    assert grade(v, "-1.2700 -0.4900 0.2950 1.4700").verdict == "wrong"   # 1-2% off: a guess, not a rounding
+
+
+def test_a_targeted_hint_only_when_one_mistake_alone_gives_the_answer():
+    # issue 23: with B = h, "forgot the heads" and "forgot the batch" both give B·L²·d_k; naming one misleads
+    from studytool.problems.registry import get
+
+    same = get("attention_cost").draw(np.random.default_rng(0), batch=4, n_heads=4, seq_len=10, d_model=64,
+                                      ask="scores")
+    assert grade(same, str(same.answer // 4)).hint is None and grade(same, str(same.answer // 4)).verdict == "wrong"
+    apart = get("attention_cost").draw(np.random.default_rng(0), batch=2, n_heads=4, seq_len=10, d_model=64,
+                                       ask="scores")
+    assert "h 个头" in grade(apart, str(apart.answer // 4)).hint and "batch" in grade(apart, str(apart.answer // 2)).hint

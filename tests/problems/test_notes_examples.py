@@ -131,7 +131,7 @@ def test_teacher_forcing_i_love_ai():
 def test_cross_attention_sources_of_the_notes():
     v = registry.get("cross_attention_shapes").example()
     (right,) = v.answer
-    assert v.options[right].startswith("Q 来自 decoder")
+    assert v.options[right].startswith("Q 取自目标侧解码器")
 
 
 def test_ffn_expands_512_to_2048():

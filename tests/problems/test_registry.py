@@ -69,7 +69,7 @@ def test_inconsistent_params_are_reported(name, params, fragment):
 
 def test_draw_refuses_bad_params():
     with pytest.raises(ValueError, match="unknown parameter"):
-        registry.get("softmax").draw(np.random.default_rng(0), temperature=2)
+        registry.get("softmax").draw(np.random.default_rng(0), warmth=2)   # (temperature is one since issue 23)
 
 
 def test_yaml_style_values_are_checked_for_type():

@@ -104,7 +104,7 @@ def test_a_trigger_with_a_migration_s_name_and_another_body_is_refused(home_with
 
 
 def test_an_older_schema_with_nothing_planted_still_opens_and_is_brought_up_to_date(tmp_path):
-    from studytool.study.migrations import MIGRATIONS, MIGRATIONS_TABLE
+    from studytool.study.schema import MIGRATIONS, MIGRATIONS_TABLE
 
     db = tmp_path / "studytool.db"
     con = sqlite3.connect(db)   # a version-2 database, as studytool once made it

@@ -41,12 +41,12 @@ def put(store, key, stability, state=REVIEW):
 def test_review_shows_each_card_at_the_level_of_its_stability(store):
     put(store, "d/a", 3.0)                  # < 7 days: 1
     put(store, "d/b", 40.0)                 # > 30 days: 3
-    put(store, "d/c", 40.0, RELEARNING)     # lapsed, relearning: one down, 2
+    put(store, "d/c", 40.0, RELEARNING)     # lapsed, relearning: level 1 (issue 23), whatever the stability
     queue = review_queue(store, [DECK], now=T0, days=UTC_DAYS, rng=random.Random(0))
     levels = {showing.card.id: showing.level for showing in queue}
-    assert levels == {"a": 1, "b": 3, "c": 2, "new": 1}
-    sizes = {showing.card.id: len(showing.card.pose(showing.seed, showing.level).params["x"]) for showing in queue}
-    assert sizes["b"] == 8 and sizes["a"] <= 5
+    assert levels == {"a": 1, "b": 3, "c": 1, "new": 1}
+    posed = {showing.card.id: showing.card.pose(showing.seed, showing.level).params for showing in queue}
+    assert "residual" in posed["b"] and "residual" not in posed["a"] and len(posed["a"]["x"]) <= 4   # 3: Add & Norm
 
 
 def test_quiz_pins_a_level_and_the_log_and_json_carry_it(store):
@@ -83,7 +83,8 @@ cards:
 """
 
 
-@pytest.mark.parametrize("level, sizes", [(1, range(3, 6)), (2, range(6, 8)), (3, [8])])
+# level 3 keeps the notes' 4 numbers and adds the residual add (issue 23: a combined question, not a longer vector)
+@pytest.mark.parametrize("level, sizes", [(1, range(3, 5)), (2, range(6, 8)), (3, [4])])
 def test_worksheet_and_quiz_json_carry_the_pinned_level(tmp_path, level, sizes):
     (tmp_path / "lv.yaml").write_text(LEVEL_DECK, encoding="utf-8")
     env = {"STUDYTOOL_HOME": str(tmp_path), "STUDYTOOL_NOW": "2026-03-02T09:00:00+00:00", "STUDYTOOL_LANG": "en"}
@@ -101,6 +102,7 @@ def test_worksheet_and_quiz_json_carry_the_pinned_level(tmp_path, level, sizes):
         logged = [json.loads(row[0]) for row in con.execute("SELECT params FROM reviews ORDER BY id")]
     assert [params["level"] for params in logged] == [level, level]
     assert all(len(params["x"]) in sizes for params in logged)
+    assert all(("residual" in params) == (level == 3) for params in logged)
     assert CliRunner().invoke(app, [*common, "quiz", "--level", "4"], env=env).exit_code == 2
 
 

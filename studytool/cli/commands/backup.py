@@ -17,10 +17,10 @@ def backup_now(ctx: typer.Context) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from studytool.cli.render.common import console
-    from studytool.study import backup
+    from studytool.study import migrations
 
     db = ctx.obj.db_path
-    taken = backup.back_up(db)
+    taken = migrations.back_up(db)
     console().print(_("Backed up {db} to {path} ({answers} answers)").format(db=db, path=taken.path,
                                                                           answers=taken.answers), markup=False)
 

@@ -90,7 +90,7 @@ def decks_check(
     """Validate decks: 'ok: N decks, M cards', or every problem as FILE:LINE:COL and exit 1."""
     from studytool.decks.glossary import check_vocabulary
     from studytool.decks.loader import check_decks
-    from studytool.decks.topics import check_topic_files
+    from studytool.decks.loader import check_topic_files
 
     result = check_decks(ctx.obj, paths or ())
     problems = result.problems + check_topic_files(paths or ()) + check_vocabulary(paths or ())

@@ -68,8 +68,8 @@ def quiz_command(
     confirm: Annotated[bool, _CONFIRM] = False,
     level: Optional[int] = typer.Option(
         None, "--level", metavar="N", callback=within(1, 3),
-        help="Generated questions at level 1-3 (default: each card's, from its stability): 1 = the notes' sizes "
-             "(3-4 numbers, at most 3x3), 2 = more of the same method, 3 = a combined question."),
+        help="Generated questions at level 1-3 (default: each card's, from its stability; 1 = the notes' sizes, "
+             "at most 4 numbers to type; 2 = larger, at most 8; 3 = a combined question, one more step)."),
     as_json: Annotated[bool, _SESSION_JSON] = False,
 ) -> None:
     """Practice a seeded selection of cards; answers are recorded but the schedule does not move (unless --reschedule).

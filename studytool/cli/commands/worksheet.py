@@ -22,8 +22,9 @@ def worksheet_command(
     count: int = typer.Option(10, "--count", metavar="N", callback=within(1), help="How many questions."),
     seed: Annotated[Optional[int], seed_option("Same seed, same questions as quiz --seed.")] = None,
     level: int = typer.Option(1, "--level", metavar="N", callback=within(1, 3),
-                              help="Generated questions at level 1-3 (1 = the notes' sizes, 3-4 numbers, at most "
-                                   "3x3; as quiz --level)."),
+                              help="Generated questions at level 1-3 (1 = the notes' sizes, at most 4 numbers to "
+                                   "type; 2 = larger, at most 8; 3 = a combined question, one more step; as quiz "
+                                   "--level)."),
     format_: Format = typer.Option(Format.md, "--format", metavar="md|json",
                                    help="md (printable Markdown) or json (one JSON document)."),
 ) -> None:

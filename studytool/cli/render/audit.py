@@ -39,6 +39,10 @@ def _check_names() -> dict[str, str]:
             n=round(rules.MAX_NEGATION_CUE * 100)),
         "prompt_numbers": _("copying a number shown with the question is right in at most {n}% of draws").format(
             n=round(rules.MAX_PROMPT_LEAK * 100)),
+        "fair_items": _("every generated card, at every level: no knowledge-free rule beats chance by more than "
+                        "10 points, 20+ answers per 100 seeds, no degenerate key in more than 5% of draws"),
+        "level_three_combines": _("level 3 of every generated card takes more worked steps than level 1"),
+        "level_sizes": _("at most 4 computed numbers to type at level 1, 8 at level 2"),
     }
 
 
@@ -76,6 +80,9 @@ def _deck_lines(deck: DeckAudit) -> str:
         lines.append("  " + _("{card}: only {n} distinct answers").format(card=card, n=n))
     for card, n in deck.coincidences.items():
         lines.append("  " + _("{card}: a wrong method passes in {n} draws").format(card=card, n=n))
+    for card, found in deck.unfair.items():
+        problems = "; ".join(problem for listed in found.values() for problem in listed)
+        lines.append("  " + _("{card}: {problems}").format(card=card, problems=problems))
     for card, n in deck.prompt_leaks.items():
         lines.append("  " + _("{card}: a number on screen is the answer in {n} draws").format(card=card, n=n))
     if deck.items:

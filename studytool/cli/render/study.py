@@ -189,6 +189,9 @@ class TerminalView:
             emit(self.console, f"[{'green' if result.correct else 'red'}]{mark}[/]{capped}")
         elif result.correct:
             emit(self.console, Prose(f"[bold green]✓ {_('Correct')}[/]  {_label(_('Answer'), '')}{answer}" + capped))
+        elif result.close:   # right by the method, rounded early or off in the last digit: recorded as Hard
+            emit(self.console, Prose(f"[bold yellow]≈ {_('Close (rated Hard)')}[/]  {_label(_('Answer'), '')}{answer}"))
+            emit(self.console, _Labelled(_label(_('Hint'), 'yellow'), result.hint))
         else:
             emit(self.console, Prose(f"[bold red]✗ {_('Wrong')}[/]  {_label(_('Answer'), '')}{answer}"))
             if result.hint:
