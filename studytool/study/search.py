@@ -23,13 +23,12 @@ import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 
-if TYPE_CHECKING:
-    from studytool.study.cards import Listed
+Listed = Any   # cards.Listed: a card as `cards list` has it (cards.py uses this module; it is not imported back)
 
 FLAG_COLOURS = ("red", "orange", "green", "blue", "pink", "turquoise", "purple")   # Anki's flags 1-7
 IS_WORDS = ("due", "new", "learn", "review", "suspended", "buried", "leech")
@@ -40,7 +39,7 @@ _OPS = {"=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le
         ">=": operator.ge}
 _PROP = re.compile(r"^(\w+)(<=|>=|!=|=|<|>)(-?\d+(?:\.\d+)?)$")
 
-Test = Callable[["Listed"], bool]
+Test = Callable[[Listed], bool]
 
 
 @dataclass(frozen=True)

@@ -232,13 +232,11 @@ def compute_stats(store: Store, decks: Sequence[Deck], now: datetime, days: Days
                   range_name: str = "1m") -> Stats:
     """Statistics of `decks` as of `now`, Anki's graphs over `range_name` (1m, 3m, 1y, all); days are Anki days
     (from `config day_start`, 04:00, in the local zone)."""
+    from studytool.study import settings
     from studytool.study.graphs import compute_graphs
-    from studytool.study.queue import study_rules
-    from studytool.study.scheduler import Scheduler
+    from studytool.study.scheduler import Rules, Scheduler
 
     if days is None:
-        from studytool.study import settings
-
         days = Days(settings.get(store, "day_start"))
     today = days.number(now)
     bounds = [format_time(days.start(today + offset)) for offset in range(1, FORECAST_DAYS + 1)]  # ends of days
@@ -260,5 +258,5 @@ def compute_stats(store: Store, decks: Sequence[Deck], now: datetime, days: Days
         forecast_30d=tuple((day, forecast[i]) for i, day in enumerate(dates)),
         retention_by_week=by_week,
         graphs=compute_graphs(store, [card.key for deck in decks for card in deck.cards], now, days,
-                              Scheduler(study_rules(store)(None)), range_name),
+                              Scheduler(Rules(parameters=settings.get(store, "parameters"), days=days)), range_name),
     )
