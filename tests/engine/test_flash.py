@@ -138,3 +138,25 @@ def test_equal_to_torch_scaled_dot_product_attention(kind, dtype, block):
     ).numpy()
     assert ours.dtype == theirs.dtype
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=TOL[dtype])
+
+
+def test_the_online_path_never_holds_the_whole_score_matrix():
+    import tracemalloc
+
+    rng = np.random.default_rng(2)
+    q, k, v = qkv(rng, (1,), 1024, 1024, 16, 16, np.float32)
+    mask = causal_mask(1024)
+    whole_scores = 1024 * 1024 * 4  # bytes of the (Lq, Lk) float32 matrix the full path makes
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        online_softmax_attention(q, k, v, mask, block_size=64)
+        online_peak = tracemalloc.get_traced_memory()[1] - before
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        scaled_dot_product_attention(q, k, v, mask)
+        full_peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert full_peak >= whole_scores  # NumPy reports its buffers to tracemalloc: the measure sees the matrix
+    assert online_peak < whole_scores / 4  # one (Lq, 64) block of scores, the running statistics, the output
