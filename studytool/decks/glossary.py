@@ -222,11 +222,15 @@ def check_vocabulary(paths: Sequence[Path] = ()) -> list[str]:
         lines = target.read_text(encoding="utf-8").splitlines()
         for text in texts(node):
             problems += drift(text, terms, lines, str(target))
+    if not paths:   # what the bundled generators write, too
+        from studytool.decks.loader import scan
+
+        problems += generated_drift(scan(bundled_sources()).decks)
     return problems
 
 
 def generated_drift(decks: Sequence[Any], seeds: int = 3) -> list[str]:
-    """`decks audit`'s part on the vocabulary: the words generated cards write (prompt, options, worked solution)
+    """`decks check`'s part on the generators' vocabulary: the words generated cards write (prompt, options, worked solution)
     at every level over a few seeds, against the bundled glossary, a line per card and word. (Their spacing is not
     checked: a tokenized sentence, `深度 学习 非常 强大`, is spaced on purpose.)"""
     from studytool.decks.loader import read_yaml

@@ -219,7 +219,7 @@ def _tiny(rng: np.random.Generator, q, k, v, len_q, len_k, d_k, ask: str, padded
     steps = (
         f"QKᵀ = {mat(raw)}",
         f"除以 √d_k = √{width} = {num(math.sqrt(width))}：{mat(scores)}",
-        *((f"padding 掩码：第 {len(ks)} 个 key 是补齐，它那一列分数设为 −∞（softmax 后为 0）",) if padded else ()),
+        *((f"填充掩码：第 {len(ks)} 个 key 是补齐，它那一列分数设为 −∞（softmax 后为 0）",) if padded else ()),
         f"按行 softmax：{mat(weights)}",
         f"加权求和 softmax(·)V = {mat(out)}",
     )
@@ -240,7 +240,7 @@ def _scores(t: _Tiny) -> Variant:
                    hints, params=t.params)
 
 
-_FORGOT_MASK = "别忘了 padding 掩码：补齐的 key 分数设为 −∞，权重为 0。"
+_FORGOT_MASK = "别忘了填充掩码：补齐的 key 分数设为 −∞，权重为 0。"
 
 
 def _weights(t: _Tiny) -> Variant:

@@ -154,7 +154,7 @@ def beam_search(rng: np.random.Generator, *, p_first, x_after_a, x_after_b, ask)
     steps = (f"贪心：第 1 步取 {top}，第 2 步在 {top} 之后取 {greedy[-1]}，得 {greedy}，概率 {num(joint[greedy])}",
              "束宽 k = 2：第 1 步保留 A、B 两个前缀；第 2 步扩展出 4 个序列，按整句概率排序：" +
              "，".join(f"{seq} = {num(p)}" for seq, p in ranked),
-             f"束搜索得 {best}（{num(joint[best])}）" + ("，比贪心的结果更可能：第 1 步稍差的前缀后面跟着一个几乎确定的词"
+             f"beam search 得 {best}（{num(joint[best])}）" + ("，比贪心的结果更可能：第 1 步稍差的前缀后面跟着一个几乎确定的词"
                                                        if best != greedy else "，这里与贪心相同"))
     if ask == "runner_up":   # level 3: the whole final beam, ranked, not only its best sequence
         second, p_second = ranked[1]
@@ -165,14 +165,14 @@ def beam_search(rng: np.random.Generator, *, p_first, x_after_a, x_after_b, ask)
         return Variant(head + "束宽 k = 2 的 beam search 结束时，束里保留两条完整序列。概率较小的那一条（第二名）概率是多少？",
                        "scalar", p_second, FOUR_DECIMALS, steps, hints, params=params)
     if ask == "prob":
-        hints = (Hint(joint[greedy], "那是贪心结果的概率；束搜索保留两个前缀，找到的是整句概率最高的序列。"),
+        hints = (Hint(joint[greedy], "那是贪心结果的概率；beam search 保留两个前缀，找到的是整句概率最高的序列。"),
                  Hint(max(second["B"].values()), "整句概率要把两步相乘：P(第一个词) × P(第二个词 | 第一个词)。"))
         return Variant(head + "束宽 k = 2 的 beam search 选出的整句，概率是多少？", "scalar", joint[best], FOUR_DECIMALS,
                        steps, tuple(h for h in hints if abs(h.answer - joint[best]) > 1e-9), params=params)
     right, other = (greedy, best) if ask == "greedy" else (best, greedy)
     hints = (Hint(frozenset({options.index(other)}),
-                  "那是束搜索的结果；贪心每步只看当前最大的词。" if ask == "greedy" else
-                  "那是贪心的结果；束搜索保留两个前缀，比的是整句概率。"),) if other != right else ()
+                  "那是 beam search 的结果；贪心每步只看当前最大的词。" if ask == "greedy" else
+                  "那是贪心的结果；beam search 保留两个前缀，比的是整句概率。"),) if other != right else ()
     which = "贪心解码（每步取概率最大的词）" if ask == "greedy" else "束宽 k = 2 的 beam search（按整句概率）"
     return Variant(head + f"{which}输出哪个序列？", "choice", frozenset({options.index(right)}), None, steps, hints,
                    options, params=params)

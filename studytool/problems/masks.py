@@ -54,7 +54,7 @@ class _Causal:
 
     def causal_only(self, answer: Any) -> tuple[Hint, ...]:
         """The hint for forgetting the padding mask: `answer` is what the causal mask alone gives."""
-        return (Hint(answer, f"还有 padding 掩码：最后 {self.pad} 个 key 列是补齐，每一行都要遮住。"),) if self.pad else ()
+        return (Hint(answer, f"还有填充掩码：最后 {self.pad} 个 key 列是补齐，每一行都要遮住。"),) if self.pad else ()
 
 
 def _causal_matrix(c: _Causal, rng: np.random.Generator) -> Variant:
@@ -142,7 +142,7 @@ def causal_mask(rng: np.random.Generator, *, n, t, pad, ask) -> Variant:
     n = n if n is not None else int(rng.integers(max(least, pad + 2), max(most, least + 1, pad + 3)))
     blocked = engine.causal_mask(n) | engine.padding_mask([n - pad], n)   # a key column j >= n - pad: padding
     allowed = (~blocked).astype(int)
-    padding = (f"这句真实长度 {n - pad}，最后 {pad} 个位置是补齐，padding 掩码也遮住这些 key。" if pad else "")
+    padding = (f"这句真实长度 {n - pad}，最后 {pad} 个位置是补齐，填充掩码也遮住这些 key。" if pad else "")
     head = (f"decoder 的带因果掩码自注意力，序列长 n = {n}（位置从 0 数）。{padding}第 i 行是第 i 个 query，"
             f"第 j 列是第 j 个 key。")
     counted = (f"，padding 再遮住补齐列里 i ≥ j 的 {' + '.join(str(k) for k in range(pad, 0, -1))} = "
@@ -150,7 +150,7 @@ def causal_mask(rng: np.random.Generator, *, n, t, pad, ask) -> Variant:
                f"{int(blocked.sum())}，允许 {int(allowed.sum())}" if pad else "")
     # with padding, its own step: the second mask is the second reasoning step
     steps = ("第 i 行只能看 j ≤ i 的位置（自己和之前），j > i 的未来位置被遮住（分数设为 −∞，softmax 后为 0）",
-             *((f"padding 掩码再遮住 j ≥ {n - pad} 的补齐 key 列（每一行都遮）；任一掩码遮住就算遮住",) if pad else ()),
+             *((f"填充掩码再遮住 j ≥ {n - pad} 的补齐 key 列（每一行都遮）；任一掩码遮住就算遮住",) if pad else ()),
              mask_step("允许矩阵（1 = 可以看）= ", mat(allowed), blocked, "causal"),
              f"因果掩码允许 1 + 2 + … + {n} = {n * (n + 1) // 2} 格，遮住 {n} × {n} − {n * (n + 1) // 2}"
              f" = {n * (n - 1) // 2}{counted}")
@@ -180,7 +180,7 @@ def _pad_lengths(p: Mapping[str, Any]) -> str | None:
 
 def _padding_matrix(head: str, steps: tuple[str, ...], mask: np.ndarray, lengths, params: dict) -> Variant:
     hints = (Hint(rows(1 - mask), "反了：题目里 1 表示被遮住的补齐位置，真 token 是 0。"),)
-    return Variant(head + "写出 padding mask（每行一个句子，1 = 补齐位置、要遮住，0 = 真 token）。", "matrix",
+    return Variant(head + "写出填充掩码（每行一个句子，1 = 补齐位置、要遮住，0 = 真 token）。", "matrix",
                    rows(mask), None, steps, hints, params=params)
 
 
@@ -189,7 +189,7 @@ def _padding_count(head: str, steps: tuple[str, ...], mask: np.ndarray, lengths,
     hints = (Hint(int(sum(lengths)), "那是真 token 的个数；问的是被遮住的补齐位置。"),
              Hint(mask.shape[0], "那是句子数；要数的是每句补齐的位置 max_len − 长度，再加起来。"),
              Hint(mask.shape[1], "那是补齐后的长度 max_len；要数的是每句补齐的位置 max_len − 长度，再加起来。"))
-    return Variant(head + "padding mask 一共遮住了多少个位置？", "scalar", int(mask.sum()), None, steps, hints,
+    return Variant(head + "填充掩码一共遮住了多少个位置？", "scalar", int(mask.sum()), None, steps, hints,
                    params=params)
 
 
@@ -208,7 +208,7 @@ def _padding_causal(head: str, steps: tuple[str, ...], mask: np.ndarray, lengths
     hints = (Hint(batch * causal, "那只是因果掩码遮住的格；padding 的列还要再遮。"),
              Hint(padding_cells, "那只是 padding 遮住的格（每个补齐的 key 整列）；因果掩码还要遮未来的位置。"),
              Hint(batch * causal + padding_cells, "两种都遮的格被数了两次：任一掩码遮住就只算一格。"))
-    return Variant(head + "decoder 自注意力同时用因果掩码和 padding 掩码（遮 key 一侧），第 i 行是 query、第 j 列是 key。"
+    return Variant(head + "decoder 自注意力同时用因果掩码和填充掩码（遮 key 一侧），第 i 行是 query、第 j 列是 key。"
                    f"这 {batch} 个 {length} × {length} 的分数矩阵里一共有多少格被遮住（任一掩码遮住即算一格）？",
                    "scalar", int(both.sum()), None, steps, hints, params=params)
 

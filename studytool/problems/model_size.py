@@ -112,14 +112,14 @@ def _whole(rng: np.random.Generator, vocab, d_model, n_heads, num_layers, ask) -
     table = v * d
     steps = (f"encoder 层：注意力 4d² + 4d，FFN 2·d·4d + 4d + d，两个 LayerNorm 4d，共 {big(enc_layer)}",
              f"decoder 层：两个注意力、FFN、三个 LayerNorm，共 {big(dec_layer)}",
-             f"{n} 层 encoder + {n} 层 decoder + 两个 stack 末尾的 LayerNorm（各 2d）= {big(stacks)}",
+             f"{n} 层 encoder + {n} 层 decoder + 两个堆叠末尾的 LayerNorm（各 2d）= {big(stacks)}",
              (f"共享的嵌入矩阵 V·d = {big(table)}" if share else f"三个不共享的 (V, d) 矩阵 3·V·d = {big(3 * table)}")
              + f"，输出层偏置 V = {v}",
              f"合计 {big(model)} ≈ {model / 1e6:.2f}M")
     no_cross = model - n * (count("mha") + count("layer_norm"))
     wrong = ((count("model", vocab=v, tied=not share), "嵌入矩阵共享了没有？共享时 (V, d) 只算一次，不共享时源、目标、输出各一个。"),
              (stacks, "别漏了嵌入矩阵和输出层：词表部分在小模型里占很大一块。"),
-             (no_cross, "decoder 层比 encoder 层多一个交叉注意力（和一个 LayerNorm）。"))
+             (no_cross, "decoder 层比 encoder 层多一个 cross-attention（和一个 LayerNorm）。"))
     hints = tuple(Hint(count_ / 1e6, message) for count_, message in wrong if abs(count_ - model) >= 1e5)
     which = "源嵌入、目标嵌入和输出投影共享一个矩阵" if share else "源嵌入、目标嵌入和输出投影各用自己的矩阵"
     prompt = (f"encoder-decoder Transformer：V = {v}（源、目标共用词表），d_model = {d}，h = {h}，"

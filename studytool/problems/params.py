@@ -183,26 +183,26 @@ def _encoder_layer(s: _Layer, rng: np.random.Generator) -> Variant:
 def _decoder_layer(s: _Layer, rng: np.random.Generator) -> Variant:
     b = _block(s, rng, "decoder_layer")
     dec = s.count("decoder_layer", **b.kw)
-    steps = (f"三个子层：带掩码的自注意力、交叉注意力（各 {big(s.count('mha', bias=b.full))}）和 FFN"
+    steps = (f"三个子层：带掩码的自注意力、cross-attention（各 {big(s.count('mha', bias=b.full))}）和 FFN"
              f"（{big(s.count('ffn', bias=b.full))}）",)
     steps += ((_norm_step(s.d), f"三个 LayerNorm：{3 * 2 * s.d}；合计 {big(dec)}") if b.full else
               (f"合计 2 × 4d² + 2·d·d_ff = {big(dec)}",))
-    hints = (Hint(b.enc, "decoder block 比 encoder block 多一个交叉注意力子层。"),
+    hints = (Hint(b.enc, "decoder block 比 encoder block 多一个 cross-attention 子层。"),
              Hint(s.count("decoder_layer", bias=not b.full, norm=not b.full), _convention_hint(b.full)))
     if b.full:
         hints += (Hint(s.count("decoder_layer", norm=False), "decoder block 有三个 LayerNorm，别漏了。"),)
-    return Variant(f"一个 decoder block（带掩码自注意力 + 交叉注意力 + FFN，三个 Add & Norm），{s.sizes}（{b.rule}）。"
+    return Variant(f"一个 decoder block（带掩码自注意力 + cross-attention + FFN，三个 Add & Norm），{s.sizes}（{b.rule}）。"
                    "参数量是多少？", "scalar", dec, None, steps, hints, params=b.params)
 
 
 def _stack(s: _Layer, rng: np.random.Generator) -> Variant:
     b, layers = _block(s, rng, "stack"), s.layers
     total = s.count("encoder", num_layers=layers, **b.kw)
-    final = "，再加栈末的最后一个 LayerNorm" if b.full else ""
+    final = "，再加堆叠末尾的最后一个 LayerNorm" if b.full else ""
     steps = b.enc_steps + (f"{layers} 层 × {big(b.enc)}{final} = {big(total)}",)
     hints = (Hint(b.enc, f"这是一层；要乘以层数 {layers}（各层参数不共享）。"),)
     if b.full:
-        hints += (Hint(layers * b.enc, "别忘了栈末的最后一个 LayerNorm（2d 个参数）。"),)
+        hints += (Hint(layers * b.enc, "别忘了堆叠末尾的最后一个 LayerNorm（2d 个参数）。"),)
     else:
         hints += (Hint(s.count("encoder", num_layers=layers, bias=True, norm=True), "按题目的约定：这次只算权重矩阵。"),)
     stack_rule = (_FULL + "，含堆叠末尾的最后一个 LayerNorm：nn.Transformer 的 encoder 不论 norm_first 都有它，"

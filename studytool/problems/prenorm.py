@@ -228,7 +228,7 @@ class _Stack:
                 f"（{modules} 的 norm 参数；不像 nn.Transformer 类那样总是各放一个）。")
 
     def steps(self) -> tuple[str, ...]:
-        per_decoder = f"，decoder 每层 3 个（自注意力、交叉注意力、FFN 各一个）" if self.decoder_layers else ""
+        per_decoder = f"，decoder 每层 3 个（自注意力、cross-attention、FFN 各一个）" if self.decoder_layers else ""
         count, total = self.norms()
         stacks = 2 if self.decoder_layers else 1
         return (f"每个残差子层一个 LayerNorm：encoder 每层 2 个（自注意力、FFN 各一个）{per_decoder}",
@@ -253,7 +253,7 @@ def _count(t: _Stack) -> Variant:
               "Post-LN 的主干每步都已归一，末尾不补。"),
              (t.layers + t.decoder_layers, "每个残差子层各一个 LayerNorm，不是每层一个。"),
              (2 * (t.layers + t.decoder_layers) + (count - t.norms(final=False)[0]),
-              "decoder 层有 3 个残差子层（自注意力、交叉注意力、FFN），各一个 LayerNorm。"))
+              "decoder 层有 3 个残差子层（自注意力、cross-attention、FFN），各一个 LayerNorm。"))
     return Variant(t.head() + "一共有多少个 LayerNorm？", "scalar", count, None, t.steps(),
                    tuple(Hint(answer, message) for answer, message in hints if answer != count), params=t.params)
 

@@ -159,10 +159,10 @@ def _cross_sizes(rng: np.random.Generator, batch, src_len, tgt_len, d_model, n_h
 _CROSS_LABELS = {**_LABELS, "src_len": "L_src"}
 
 _CROSS_STEP = {
-    "query": ("cross-attention: Q projection", "交叉注意力里投影后的 Q"),
-    "key": ("cross-attention: K projection", "交叉注意力里投影后的 K"),
-    "scores": ("cross-attention: attention scores Q·K^T/sqrt(d_k)", "交叉注意力的分数 QKᵀ/√d_k（所有头）"),
-    "output": ("cross-attention: output projection W_O", "交叉注意力子层的输出（W_O 之后）"),
+    "query": ("cross-attention: Q projection", "cross-attention 里投影后的 Q"),
+    "key": ("cross-attention: K projection", "cross-attention 里投影后的 K"),
+    "scores": ("cross-attention: attention scores Q·K^T/sqrt(d_k)", "cross-attention 的分数 QKᵀ/√d_k（所有头）"),
+    "output": ("cross-attention: output projection W_O", "cross-attention 子层的输出（W_O 之后）"),
 }
 
 
@@ -208,14 +208,14 @@ def cross_attention_shapes(rng: np.random.Generator, *, batch, src_len, tgt_len,
             + _solution("decoder", "cross-attention:", s, "cross-attention: attention scores Q·K^T/sqrt(d_k)",
                         _CROSS_LABELS)
         hints = (Hint(frozenset({swapped}), "反了：decoder 提问（Q），encoder 的输出被查询（K、V）。"),)
-        return Variant(head + "decoder 的交叉注意力（第二个子层）里 Q、K、V 各来自哪里？", "choice", frozenset({right}),
+        return Variant(head + "decoder 的 cross-attention（第二个子层）里 Q、K、V 各来自哪里？", "choice", frozenset({right}),
                        None, steps, hints, options, params=params)
     step, what = _CROSS_STEP[ask]
     answer = concrete(axes_of("decoder", step), s)
     table = {
         "query": ((b, ls, d), "Q 来自 decoder，长度是 L_tgt。"),
         "key": ((b, lt, d), "K 来自 encoder 的输出，长度是 L_src。"),
-        "scores": ((b, h, lt, lt), "那是 decoder 自注意力的分数；交叉注意力的 key 来自 encoder，最后一维是 L_src。"),
+        "scores": ((b, h, lt, lt), "那是 decoder 自注意力的分数；cross-attention 的 key 来自 encoder，最后一维是 L_src。"),
         "output": ((b, ls, d), "输出跟着 query 走：每个目标位置一个向量，长度是 L_tgt。"),
     }
     hints = (Hint(*table[ask]),)

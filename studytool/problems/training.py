@@ -66,12 +66,12 @@ def warmup_lr(rng: np.random.Generator, *, d_model, warmup, step, share, ask) ->
     params["step"] = s
     lr = noam_lr(s, d, w)
     rising = s * w**-1.5 <= s**-0.5
-    branch = (f"s = {s} ≤ warmup，取 s · warmup^(−1.5) = {s * w ** -1.5:.6e}（预热阶段，线性上升）" if rising else
+    branch = (f"s = {s} ≤ warmup，取 s · warmup^(−1.5) = {s * w ** -1.5:.6e}（warmup 阶段，线性上升）" if rising else
               f"s = {s} > warmup，取 s^(−0.5) = {s ** -0.5:.6e}（按 1/√s 衰减）")
     steps = (f"d_model^(−0.5) = {d}^(−0.5) = {d ** -0.5:.6f}", branch,
              f"lr = {d ** -0.5:.6f} × {min(s ** -0.5, s * w ** -1.5):.6e} = {lr:.6e} = {num(lr * 1e4)} × 10⁻⁴")
     other = d**-0.5 * max(s**-0.5, s * w**-1.5)
-    hints = (Hint(other * 1e4, "min 取小的那一项：预热阶段用 s · warmup^(−1.5)，之后用 s^(−0.5)。"),
+    hints = (Hint(other * 1e4, "min 取小的那一项：warmup 阶段用 s · warmup^(−1.5)，之后用 s^(−0.5)。"),
              Hint(min(s**-0.5, s * w**-1.5) * 1e4, "别漏了 d_model^(−0.5) 这个因子。"))
     return Variant(head + f"第 s = {s} 步的学习率是多少？写成 × 10⁻⁴ 的系数（例如 {_EXAMPLE} 表示 {_EXAMPLE} × 10⁻⁴）。",
                    "scalar", lr * 1e4, FOUR_DECIMALS, steps, tuple(h for h in hints if not math.isclose(h.answer, lr * 1e4)),
@@ -88,7 +88,7 @@ def _fraction(rng: np.random.Generator, head: str, peak_steps: tuple[str, ...], 
     steps = (*peak_steps, f"越过峰值后 lr(s) = 峰值 × (s / warmup)^(−0.5)；令 (s / {w})^(−0.5) = {share}："
                           f"s = warmup / f² = {w} / ({share})² = {s}（d_model 约掉了）")
     hints = tuple(Hint(n, message) for n, message in (
-        (int(w * f), "那是预热阶段升到峰值这一比例的步数；问的是越过峰值之后，按 1/√s 衰减。"),
+        (int(w * f), "那是 warmup 阶段升到峰值这一比例的步数；问的是越过峰值之后，按 1/√s 衰减。"),
         (int(round(w / f)), "衰减按 s^(−0.5)：降到 f 倍要 s / warmup = 1 / f²，要平方。"),
         (int(round(w / f**2 - w)), "问的是第几步（从训练开始数），不是峰值之后又过了多少步。")) if n != s)
     return Variant(head + f"学习率在 s = warmup 处达到峰值，之后按 1/√s 衰减。越过峰值后，第几步的学习率降到峰值的 {share}？",

@@ -49,6 +49,22 @@ def test_the_bundled_decks_and_topics_speak_the_glossarys_vocabulary():
     assert check_vocabulary() == []
 
 
+def test_a_generator_that_writes_a_forbidden_word_is_named_with_its_level_and_seed():
+    from studytool.decks.glossary import generated_drift
+    from studytool.decks.model import Card
+    from studytool.problems.variant import Variant
+
+    class Drifting(Card):   # a generated card whose prompt says 交叉注意力 (the glossary writes cross-attention)
+        def pose(self, seed=None, level=1):
+            return Variant(prompt=f"decoder 的交叉注意力里 key 来自哪里？（{seed}）", kind="scalar", answer=1)
+
+    deck = type("Deck", (), {"cards": [Drifting(deck="d", id="x", kind="generated", topic="attention",
+                                                 body={"generator": "none"})]})
+    assert generated_drift([deck], seeds=2) == [
+        "d/x (level 1, seed 0): '交叉注意力' drifts from the glossary: write 'cross-attention' (cross-attention, "
+        "glossary.yaml)"]
+
+
 @pytest.mark.parametrize("line, variant", [
     ("decoder 的 padding 掩码遮住补齐的位置。", "padding 掩码"),
     ("encoder 只加 padding mask。", "padding mask"),
