@@ -85,6 +85,8 @@ def _(text: str) -> str:
 # English source text -> Chinese. Keep keys exactly as written at the call site.
 ZH: dict[str, str] = {
     # the review screen (study/session.py)
+    "{card} (level {level}, seed {seed}): {variant!r} drifts from the glossary: write {word!r} ({term}, glossary.yaml)":
+        "{card}（第 {level} 级，种子 {seed}）：{variant!r} 偏离了词汇表：应写作 {word!r}（{term}，glossary.yaml）",
     "<{n}m": "<{n}分钟",
     "<{n}h": "<{n}小时",
     "{n}d": "{n}天",

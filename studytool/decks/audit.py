@@ -290,7 +290,9 @@ def near_duplicates(cards: Sequence[Card], threshold: float = NEAR) -> list[tupl
             yield from ((i, j, _jaccard(signed[i][1], signed[j][1])) for i, j in combinations(group, 2))
         for group in same_answer.values():
             for i, j in combinations(group, 2):
-                if signed[i][3] is None or signed[i][3] != signed[j][3]:   # a pair of one draw is listed above
+                # a pair of one draw is listed above; two generated cards asking different things (two steps of one
+                # data flow whose shapes agree) are two questions, however alike the sizes their prompts state
+                if signed[i][3] is None or signed[j][3] is None:
                     similarity = _jaccard(signed[i][1], signed[j][1])
                     # a fixed card and a generated card's first showing: its prompt states more sizes
                     alike = NEAR_DRAWN if (signed[i][3] is None) != (signed[j][3] is None) else threshold

@@ -246,7 +246,8 @@ GROWN: dict[str, dict[str, dict[Any, Any]]] = {
     "param_count": {"ask": {"mha": "mha_bias", "ffn": "ffn_bias", "ffn_share": "ffn_share_model"},
                     "convention": {"notes": "full"}},
     # each shape question grows into the next step of the data flow, which needs it
-    "cross_attention_shapes": {"ask": {"key": "scores", "query": "scores", "scores": "output", "source": "output"}},
+    "cross_attention_shapes": {"ask": {"key": "scores", "query": "scores", "scores": "output", "source": "output",
+                                       "output": "add_norm"}},
     "multi_head_shapes": {"ask": {"projection": "split", "split": "transpose", "transpose": "scores",
                                   "scores": "weighted_sum", "weighted_sum": "concat", "concat": "output"}},
     "ffn_shapes": {"ask": {"expand": "contract", "d_ff": "contract"}},

@@ -210,6 +210,12 @@ def _bpe(rng, words, merges, ask) -> Variant | None:
         wrong = list(dict.fromkeys(p for p in picks if p != right.pair))[:3]
         if len(wrong) < 3:
             return None
+        # after a merge the right pair often holds the merged (longer) token: one distractor as long, or length tells
+        # (none in the corpus: the pair the other way round, the learner's order slip, is as long)
+        long = [p for p in ranked if p != right.pair and p not in wrong and len(_pair(p)) >= len(_pair(right.pair))]
+        swapped = (right.pair[1], right.pair[0])
+        if all(len(_pair(p)) < len(_pair(right.pair)) for p in wrong) and (long or swapped != right.pair):
+            wrong[-1] = long[0] if long else swapped
         order = rng.permutation(4)
         options = [_pair(p) for p in [right.pair, *wrong]]
         shown = tuple(options[i] for i in order)

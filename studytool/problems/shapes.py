@@ -27,7 +27,7 @@ _STAND_IN = {"batch": 2, "src_len": 3, "tgt_len": 5, "n_heads": 7, "d_k": 11, "d
 _STAND_IN["d_model"] = _STAND_IN["n_heads"] * _STAND_IN["d_k"]
 
 MHA_ASKS = ("projection", "split", "transpose", "scores", "weighted_sum", "concat", "output")
-CROSS_ASKS = ("query", "key", "scores", "output", "source")
+CROSS_ASKS = ("query", "key", "scores", "output", "add_norm", "source")
 FFN_ASKS = ("expand", "contract", "d_ff", "w1", "w2")
 
 Sizes = Mapping[str, int]
@@ -163,6 +163,7 @@ _CROSS_STEP = {
     "key": ("cross-attention: K projection", "cross-attention 里投影后的 K"),
     "scores": ("cross-attention: attention scores Q·K^T/sqrt(d_k)", "cross-attention 的分数 QKᵀ/√d_k（所有头）"),
     "output": ("cross-attention: output projection W_O", "cross-attention 子层的输出（W_O 之后）"),
+    "add_norm": ("cross-attention: add & norm", "cross-attention 子层的输出与残差相加、再做 LayerNorm 之后"),
 }
 
 
@@ -217,6 +218,7 @@ def cross_attention_shapes(rng: np.random.Generator, *, batch, src_len, tgt_len,
         "key": ((b, lt, d), "K 来自 encoder 的输出，长度是 L_src。"),
         "scores": ((b, h, lt, lt), "那是 decoder 自注意力的分数；cross-attention 的 key 来自 encoder，最后一维是 L_src。"),
         "output": ((b, ls, d), "输出跟着 query 走：每个目标位置一个向量，长度是 L_tgt。"),
+        "add_norm": ((b, ls, d), "残差相加要两边同形状：和 decoder 这一层的输入一样，长度是 L_tgt。"),
     }
     hints = (Hint(*table[ask]),)
     if ask == "scores":

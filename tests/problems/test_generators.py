@@ -165,7 +165,8 @@ def cross_attention_shapes(p, v):
     b, ls, lt, d, h = p["batch"], p["src_len"], p["tgt_len"], p["d_model"], p["n_heads"]
     if p["ask"] == "source":
         return option_text(v) == "Q 取自目标侧解码器；K、V 取自源句侧编码器"
-    return {"query": [b, lt, d], "key": [b, ls, d], "scores": [b, h, lt, ls], "output": [b, lt, d]}[p["ask"]]
+    return {"query": [b, lt, d], "key": [b, ls, d], "scores": [b, h, lt, ls], "output": [b, lt, d],
+            "add_norm": [b, lt, d]}[p["ask"]]   # the residual add keeps the query's shape
 
 
 def ffn_shapes(p, v):

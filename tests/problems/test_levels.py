@@ -139,7 +139,7 @@ def test_level_three_of_the_causal_mask_adds_the_padding_mask(n, pad, blocked):
     assert [list(map(int, row)) for row in draw("matrix").answer] == by_hand(n, pad)
     assert list(map(int, draw("visible", t=n - 1).answer)) == by_hand(n, pad)[n - 1]
     if pad:
-        assert "还有 padding" in grade(draw("blocked"), str(n * (n - 1) // 2)).hint   # the causal mask alone
+        assert "还有填充掩码" in grade(draw("blocked"), str(n * (n - 1) // 2)).hint   # the causal mask alone
     grown = [causal.draw(np.random.default_rng(seed), level=3, ask="blocked") for seed in range(30)]
     assert {v.params["pad"] for v in grown} == {3, 4} and all(f"最后 {v.params['pad']} 个" in v.prompt for v in grown)
 
