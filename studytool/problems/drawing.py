@@ -156,3 +156,12 @@ def on_screen(prompt: str, answer: float) -> bool:
 
     return any(abs(float(text.replace(",", "")) - abs(answer)) < 1e-4
                for text in re.findall(r"\d[\d,]*(?:\.\d+)?", prompt))
+
+
+def redrawn(draw: Any) -> Any:
+    """The first of `draw()`'s variants whose answer is no number on screen (`on_screen`), the last one else."""
+    for _ in range(TRIES):
+        variant = draw()
+        if not on_screen(variant.prompt, variant.answer):
+            break
+    return variant

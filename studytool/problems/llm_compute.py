@@ -7,7 +7,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import int_in, is_number
-from studytool.problems.drawing import FOUR_DECIMALS, TRIES, big, num, on_screen, pick
+from studytool.problems.drawing import FOUR_DECIMALS, big, num, pick, redrawn
 from studytool.problems.llm_memory import _g, _wrong
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -23,14 +23,6 @@ def _positive(lo: float, hi: float):
         return None if is_number(value) and lo <= value <= hi else f"expected a number in {lo:g}..{hi:g}, got {value!r}"
     return check
 
-
-def _redrawn(draw) -> Variant:
-    """The first of `draw()`'s variants whose answer is no number on screen."""
-    for _ in range(TRIES):
-        variant = draw()
-        if not on_screen(variant.prompt, variant.answer):
-            break
-    return variant
 
 
 FLOP_ASKS = ("forward_token", "token_share", "attention", "attention_share", "train", "train_days", "mfu", "mfu_step")
@@ -66,8 +58,8 @@ def llm_flops(rng: np.random.Generator, *, num_layers, d_model, context, vocab, 
     """FLOPs of a GPT-style decoder (params: sizes, N, D, cluster, ask); GPT-2 small decoding its 1024th token:
     12 · 24 · 768² + 12 · 4 · 1024 · 768 + 2 · 768 · 50257 = 284,812,800 FLOPs."""
     if ask in ("forward_token", "token_share", "attention", "attention_share"):
-        return _redrawn(lambda: _forward(rng, num_layers, d_model, context, vocab, ask))
-    return _redrawn(lambda: _training(rng, params_billion, tokens_billion, gpus, peak_tflops, utilization, throughput,
+        return redrawn(lambda: _forward(rng, num_layers, d_model, context, vocab, ask))
+    return redrawn(lambda: _training(rng, params_billion, tokens_billion, gpus, peak_tflops, utilization, throughput,
                                       step_tokens, step_seconds, ask))
 
 
@@ -221,7 +213,7 @@ def chinchilla(rng: np.random.Generator, *, compute, gpus, peak_tflops, utilizat
 
     Chinchilla's own budget, C = 5.76e23: N = sqrt(4.8e21) = 69.28B, D = 1385.6B tokens (it trained 70B on 1.4T).
     """
-    return _redrawn(lambda: _chinchilla(rng, compute, gpus, peak_tflops, utilization, days, ask))
+    return redrawn(lambda: _chinchilla(rng, compute, gpus, peak_tflops, utilization, days, ask))
 
 
 def _chinchilla(rng, compute, gpus, peak_tflops, utilization, days, ask) -> Variant:

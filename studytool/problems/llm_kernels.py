@@ -240,6 +240,7 @@ def _bpe(rng, words, merges, ask) -> Variant | None:
 
 
 def _merged(tokens: list[str], pair: tuple[str, str]) -> list[str]:
+    """`engine.bpe`'s merge of one word, again here: checking a pinned corpus (`_too_small`) imports no engine."""
     out, i = [], 0
     while i < len(tokens):
         if i + 1 < len(tokens) and (tokens[i], tokens[i + 1]) == pair:

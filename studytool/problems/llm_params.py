@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import int_in, one_of
-from studytool.problems.drawing import FOUR_DECIMALS, TRIES, big, num, on_screen, pick
+from studytool.problems.drawing import FOUR_DECIMALS, big, num, pick, redrawn
 from studytool.problems.llm_memory import _kv_heads, _wrong
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -14,13 +14,6 @@ from studytool.problems.variant import Hint, Variant
 if TYPE_CHECKING:
     import numpy as np
 
-
-def _redrawn(draw) -> Variant:
-    for _ in range(TRIES):
-        variant = draw()
-        if not on_screen(variant.prompt, variant.answer):
-            break
-    return variant
 
 
 def _heads_for(rng, d: int, n_heads, n_kv_heads, gqa: bool) -> tuple[int, int]:
@@ -90,7 +83,7 @@ DECODER_ASKS = ("gpt", "embed_share", "llama")
 def decoder_params(rng: np.random.Generator, *, vocab, context, d_model, num_layers, n_heads, n_kv_heads, gqa, d_ff,
                    ask) -> Variant:
     """Decoder-only parameter counts (params: sizes, gqa, ask). GPT-2 small: 124,439,808."""
-    return _redrawn(lambda: _decoder(rng, vocab, context, d_model, num_layers, n_heads, n_kv_heads, gqa, d_ff, ask))
+    return redrawn(lambda: _decoder(rng, vocab, context, d_model, num_layers, n_heads, n_kv_heads, gqa, d_ff, ask))
 
 
 def _decoder(rng, vocab, context, d_model, num_layers, n_heads, n_kv_heads, gqa, d_ff, ask) -> Variant:
@@ -171,7 +164,7 @@ MOE_ASKS = ("total", "active", "flops_token")
 def moe_params(rng: np.random.Generator, *, d_model, d_ff, num_layers, experts, top_k, vocab, n_heads, n_kv_heads,
                ask) -> Variant:
     """MoE totals (params: sizes, experts, top_k, ask). Mixtral 8x7B: 46,702,792,704 total, 12,879,925,248 active."""
-    return _redrawn(lambda: _moe(rng, d_model, d_ff, num_layers, experts, top_k, vocab, n_heads, n_kv_heads, ask))
+    return redrawn(lambda: _moe(rng, d_model, d_ff, num_layers, experts, top_k, vocab, n_heads, n_kv_heads, ask))
 
 
 def _moe(rng, d_model, d_ff, num_layers, experts, top_k, vocab, n_heads, n_kv_heads, ask) -> Variant:
@@ -250,7 +243,7 @@ def lora_params(rng: np.random.Generator, *, d_model, rank, num_layers, targets,
                 ask) -> Variant:
     """LoRA's trainable parameters (params: d_model, rank, num_layers, targets, ask). d = 4096, r = 8 on W_q and W_v
     of 32 layers: 4,194,304."""
-    return _redrawn(lambda: _lora(rng, d_model, rank, num_layers, targets, n_heads, n_kv_heads, d_ff, ask))
+    return redrawn(lambda: _lora(rng, d_model, rank, num_layers, targets, n_heads, n_kv_heads, d_ff, ask))
 
 
 def _lora(rng, d_model, rank, num_layers, targets, n_heads, n_kv_heads, d_ff, ask) -> Variant:
