@@ -6,7 +6,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import is_number, numbers
-from studytool.problems.drawing import FOUR_DECIMALS, TRIES, num, on_screen, pick, plain
+from studytool.problems.drawing import FOUR_DECIMALS, num, pick, plain, redrawn
 from studytool.problems.llm_memory import _g, _wrong
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -56,11 +56,7 @@ def dpo_loss(rng: np.random.Generator, *, policy_chosen, policy_rejected, ref_ch
     The example: β = 0.1, log-ratios +1 and −1: −log σ(0.2) = 0.5981."""
     given = {"policy_chosen": policy_chosen, "policy_rejected": policy_rejected, "ref_chosen": ref_chosen,
              "ref_rejected": ref_rejected}
-    for _ in range(TRIES):
-        variant = _dpo(rng, given, tokens, per_token, beta, ask)
-        if not on_screen(variant.prompt, variant.answer):
-            break
-    return variant
+    return redrawn(lambda: _dpo(rng, given, tokens, per_token, beta, ask))
 
 
 def _dpo(rng, given, tokens, per_token, beta, ask) -> Variant:

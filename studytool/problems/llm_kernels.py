@@ -7,7 +7,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from studytool.problems.checks import int_in, is_int, is_number, numbers
-from studytool.problems.drawing import FOUR_DECIMALS, TRIES, num, on_screen, pick, plain, vec
+from studytool.problems.drawing import FOUR_DECIMALS, TRIES, num, on_screen, pick, plain, redrawn, vec
 from studytool.problems.llm_memory import _wrong
 from studytool.problems.registry import Param, generator
 from studytool.problems.variant import Hint, Variant
@@ -50,11 +50,7 @@ _SUB = {1: "₁", 2: "₂", 3: "₃"}
 def online_softmax(rng: np.random.Generator, *, scores, values, blocks, block_keys, ask) -> Variant:
     """Merging the blocks of one attention row (params: scores, values, blocks, ask); the answer is the engine's
     merge_stats over block_stats, equal to softmax(scores) · values."""
-    for _ in range(TRIES):
-        variant = _online(rng, scores, values, blocks, block_keys, ask)
-        if not on_screen(variant.prompt, variant.answer):
-            break
-    return variant
+    return redrawn(lambda: _online(rng, scores, values, blocks, block_keys, ask))
 
 
 def _online(rng, scores, values, blocks, block_keys, ask) -> Variant:
