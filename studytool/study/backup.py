@@ -235,8 +235,16 @@ def prune(db: Path, keep: Path | None = None, days: Days | None = None) -> list[
 
 
 def newest_good(db: Path) -> Backup | None:
-    """The backup taken last that is a readable progress database and passes the full integrity check."""
-    return next((backup for backup in backups(db)
+    """The backup taken last, by the file system's own clock, that is a readable progress database and passes the
+    full integrity check. A name's stamp and number can be written by anyone (a copy planted with a high number);
+    the change time of the file cannot be set back (`touch` sets the modification time, not this one)."""
+    def taken(backup: Backup) -> tuple[int, int]:
+        try:
+            return backup.path.stat().st_ctime_ns, backup.number
+        except OSError:   # pruned meanwhile by another session
+            return 0, backup.number
+
+    return next((backup for backup in sorted(backups(db), key=taken, reverse=True)
                  if backup.answers is not None and not integrity_problems(backup.path)), None)
 
 

@@ -227,6 +227,24 @@ def test_planted_names_are_skipped_and_the_next_backup_is_read_back(planted_home
     assert backup.restore(db, force=True).backup == taken   # without a name: the newest really taken
 
 
+def test_restore_without_a_name_takes_the_newest_by_the_file_systems_clock_not_by_a_planted_number(
+        home_with_backup):
+    """A healthy copy planted under a number above every real one (which the name allows) is older than the real
+    backup by the file system's change time, which a name cannot carry and `touch` cannot set back."""
+    import os
+    import shutil
+    import time
+
+    home, db, good = home_with_backup
+    planted = backup.folder_for(db) / "studytool-2026-11-01T120000Z-90.db"
+    shutil.copyfile(good.path, planted)
+    time.sleep(0.01)
+    os.chmod(good.path, os.stat(good.path).st_mode)   # the real one's change time is now the later (as if taken now)
+    assert backup.backups(db)[0].path == planted        # listed first by its number, as names are read
+    assert backup.newest_good(db) == good
+    assert backup.restore(db, force=True).backup == good
+
+
 # --- 7. crafted values in a real-schema database --------------------------------------------------------------
 
 @pytest.fixture
