@@ -48,6 +48,15 @@ def record(db: Path, n: int, start: int = 0) -> None:
             store.record(answer, lambda prior: Schedule(2, None, 3.0, 5.0, T0 + timedelta(days=3), T0))
 
 
+def three_days_of_one_card(store) -> None:
+    """Card one/c0 answered Good three days in a row, ten to eight days before T0 (a review card by then)."""
+    for day in range(3):
+        when = T0 - timedelta(days=10 - day)
+        store.record(Answer(card="one/c0", topic="softmax", mode="review", rating=3, correct=True, answer="7",
+                            seed=None, params={"x": day}, duration_ms=1, time=when),
+                     lambda prior, when=when: Schedule(2, None, 3.0, 5.0, T0, when))
+
+
 def answers_in(db: Path) -> int:
     con = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
     try:

@@ -6,7 +6,7 @@ nothing lost, no traceback."""
 import sqlite3
 
 import pytest
-from backup_fixtures import T0, answers_in, english, one_card_deck, record
+from backup_fixtures import T0, answers_in, english, one_card_deck, record, three_days_of_one_card
 from typer.testing import CliRunner
 
 from studytool.cli import app
@@ -250,18 +250,10 @@ def test_restore_without_a_name_takes_the_newest_by_the_file_systems_clock_not_b
 @pytest.fixture
 def answered_home(tmp_path):
     """A home whose one card (one/c0) has three review answers a day apart, backed up."""
-    from datetime import timedelta
-
-    from studytool.study.store import Answer, Schedule
-
     home = tmp_path / "home"
     db = home / "studytool.db"
     with open_store(db, backups=False) as store:
-        for day in range(3):
-            when = T0 - timedelta(days=10 - day)
-            store.record(Answer(card="one/c0", topic="softmax", mode="review", rating=3, correct=True, answer="7",
-                                seed=None, params={"x": day}, duration_ms=1, time=when),
-                         lambda prior, when=when: Schedule(2, None, 3.0, 5.0, T0, when))
+        three_days_of_one_card(store)
     return home, db, backup.take(db, T0)
 
 

@@ -5,17 +5,16 @@ one line on stderr: never a traceback."""
 import shutil
 import sqlite3
 import tempfile
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from backup_fixtures import T0, english, one_card_deck
+from backup_fixtures import T0, english, one_card_deck, three_days_of_one_card
 from hypothesis import HealthCheck, given, settings, strategies as st
 from typer.testing import CliRunner
 
 from studytool.cli import app
 from studytool.study import backup
-from studytool.study.store import Answer, Schedule, open_store
+from studytool.study.store import open_store
 
 __all__ = ["english"]   # a fixture, used by name
 NOW = "2026-11-02T09:00:00+00:00"
@@ -45,11 +44,7 @@ def base(tmp_path_factory):
     root = tmp_path_factory.mktemp("fuzz")
     db = root / "home" / "studytool.db"
     with open_store(db, backups=False) as store:
-        for day in range(3):
-            when = T0 - timedelta(days=10 - day)
-            store.record(Answer(card="one/c0", topic="softmax", mode="review", rating=3, correct=True, answer="7",
-                                seed=None, params={"x": day}, duration_ms=1, time=when),
-                         lambda prior, when=when: Schedule(2, None, 3.0, 5.0, T0, when))
+        three_days_of_one_card(store)
         with store.transaction() as con:
             con.execute("INSERT INTO card_flags (key, leech_review) VALUES ('one/c0', 3)")
     backup.take(db, T0)

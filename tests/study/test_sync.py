@@ -159,13 +159,18 @@ def device_of(home: Home) -> str:
         return con.execute("SELECT value FROM settings WHERE name = 'sync_device'").fetchone()[0]
 
 
+def synced_journal(home: Home, seed: int) -> tuple[Path, bytes, list[bytes]]:
+    """A day of `home`'s answers synced: its journal's path, bytes and lines."""
+    home.review(START, random.Random(seed))
+    home.sync(START)
+    path = journal.path_of(home.folder, device_of(home))
+    whole = path.read_bytes()
+    return path, whole, whole.splitlines(keepends=True)
+
+
 def test_a_torn_line_is_skipped_with_one_line_and_read_once_whole(homes):
     laptop, desktop = homes[:2]
-    laptop.review(START, random.Random(4))
-    laptop.sync(START)
-    path = journal.path_of(laptop.folder, device_of(laptop))
-    whole = path.read_bytes()
-    lines = whole.splitlines(keepends=True)
+    path, whole, lines = synced_journal(laptop, 4)
     path.write_bytes(b"".join(lines[:-1]) + lines[-1][:25])   # the sync program has sent part of the last line
     result = CliRunner().invoke(app, ["--deck-path", str(desktop.decks), "sync", str(desktop.folder)],
                                 env=desktop.env(START))
@@ -179,11 +184,7 @@ def test_a_torn_line_is_skipped_with_one_line_and_read_once_whole(homes):
 
 def test_a_damaged_line_in_the_middle_is_skipped_and_the_rest_is_read(homes):
     laptop, desktop = homes[:2]
-    laptop.review(START, random.Random(5))
-    laptop.sync(START)
-    path = journal.path_of(laptop.folder, device_of(laptop))
-    whole = path.read_bytes()
-    lines = whole.splitlines(keepends=True)
+    path, whole, lines = synced_journal(laptop, 5)
     lines[1] = lines[1].replace(b'"rating":', b'"rating":4,"x":')
     path.write_bytes(b"".join(lines))
     report = desktop.sync(START)
