@@ -81,8 +81,8 @@ def fill_database(path: Path, cards: int, answers: int, now: datetime, others: t
               format_time(now - timedelta(days=rng.uniform(2, 10)))) for key in others),
         )
         con.executemany(
-            "INSERT INTO reviews (card, topic, time, mode, rating, correct, answer, seed, params, duration_ms, prior)"
-            " VALUES (?, ?, ?, 'review', ?, ?, '7', ?, '{}', 3000, ?)",
+            "INSERT INTO reviews (card, topic, time, mode, rating, correct, answer, seed, params, duration_ms, prior,"
+            " prior_state) VALUES (?, ?, ?, 'review', ?, ?, '7', ?, '{}', 3000, ?, 2)",
             (
                 (f"bench/c{(c := rng.randrange(cards))}", TOPICS[c % len(TOPICS)],
                  format_time(now - timedelta(days=rng.uniform(1, 366))), (r := rng.choice((1, 3, 3, 3))),

@@ -28,7 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from studytool.study import journal   # noqa: E402
-from studytool.study.journal import Event   # noqa: E402
 from studytool.study.records import format_time   # noqa: E402
 
 DEVICE = "00000000000000aa"
@@ -36,19 +35,31 @@ START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 
 
 def write_journal(folder: Path, events: int, cards: int) -> None:
+    """The other device's journal, as its own `sync` writes it: its answers go into its progress database as a
+    session records them (a day apart, each card's in time order, ratings from a seeded generator) and it syncs."""
+    from studytool.study.store import open_store
+    from studytool.study.sync import sync
+
     rng = random.Random(0)
-    per_card = events // cards
-    lines, seq = [], 0
-    for day in range(per_card):
+    rows = []
+    for day in range(events // cards):
         for card in range(cards):
-            seq += 1
-            when = format_time(START + timedelta(days=day, seconds=card))
-            key = f"bench/c{card}"
-            body = {"card": key, "topic": "layernorm", "time": when, "mode": "review",
-                    "rating": rng.choice((1, 3, 3, 3, 4)), "correct": 1, "answer": "7", "seed": None,
-                    "params": {}, "duration_ms": 4000}
-            lines.append(journal.line_of(Event(f"{DEVICE}-{seq}", DEVICE, seq, when, "answer", key, body)))
-    journal.rewrite(journal.path_of(folder, DEVICE), lines)
+            rows.append((f"bench/c{card}", "layernorm", format_time(START + timedelta(days=day, seconds=card)),
+                         rng.choice((1, 3, 3, 3, 4))))
+    with tempfile.TemporaryDirectory() as tmp, open_store(Path(tmp) / "studytool.db", backups=False) as store:
+        with store.transaction() as con:
+            con.execute("INSERT INTO settings (name, value) VALUES ('sync_device', ?)", (DEVICE,))
+            con.executemany("INSERT INTO reviews (card, topic, time, mode, rating, correct, answer, seed, params,"
+                            " duration_ms) VALUES (?, ?, ?, 'review', ?, 1, '7', NULL, '{}', 4000)", rows)
+        sync(store, folder, START + timedelta(days=400))
+
+
+def without_memos(folder: Path, into: Path) -> None:
+    """The same journal as the previous release wrote it (schema 1: no answer carries the schedule it left)."""
+    into.mkdir()
+    lines = [journal.line_of(journal.event_of(line.text, DEVICE), schema=1)
+             for line in journal.lines_from(journal.path_of(folder, DEVICE), 0, 1)]
+    journal.rewrite(journal.path_of(into, DEVICE), lines)
 
 
 def in_process(home: Path, folder: Path) -> tuple[float, float]:
@@ -82,25 +93,28 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     options = parser.parse_args()
     rows: dict[str, list[float]] = {name: [] for name in (
-        "sync, 100k new (in process)", "sync, nothing new (in process)", "sync, 100k new (process)",
-        "sync, nothing new (process)", "--version (process)")}
+        "new events (in process)", "nothing new (in process)", "new events (process)", "nothing new (process)",
+        "--version (process)", "new events, schema-1 journal (in process)")}
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "Sync"
+        folder, old = Path(tmp) / "Sync", Path(tmp) / "Sync-1"
         folder.mkdir()
         write_journal(folder, options.events, options.cards)
+        without_memos(folder, old)
         for run in range(options.runs):
             full, empty = in_process(Path(tmp) / f"a{run}", folder)
-            rows["sync, 100k new (in process)"].append(full)
-            rows["sync, nothing new (in process)"].append(empty)
+            rows["new events (in process)"].append(full)
+            rows["nothing new (in process)"].append(empty)
             home = Path(tmp) / f"b{run}"
-            rows["sync, 100k new (process)"].append(whole_process(["sync", str(folder)], home))
-            rows["sync, nothing new (process)"].append(whole_process(["sync"], home))
+            rows["new events (process)"].append(whole_process(["sync", str(folder)], home))
+            rows["nothing new (process)"].append(whole_process(["sync"], home))
             rows["--version (process)"].append(whole_process(["--version"], home))
+        for run in range(min(options.runs, 1)):   # the previous release's journal: every answer worked out
+            rows["new events, schema-1 journal (in process)"].append(in_process(Path(tmp) / f"c{run}", old)[0])
     print(f"{options.events:,} events over {options.cards:,} cards, median of {options.runs} runs")
     for name, times in rows.items():
-        print(f"  {name:34} {statistics.median(times):7.3f} s   (min {min(times):.3f}, max {max(times):.3f})")
-    beyond = statistics.median(rows["sync, nothing new (process)"]) - statistics.median(rows["--version (process)"])
-    print(f"  nothing new, beyond start-up:      {beyond:7.3f} s")
+        print(f"  {name:42} {statistics.median(times):7.3f} s   (min {min(times):.3f}, max {max(times):.3f})")
+    beyond = statistics.median(rows["nothing new (process)"]) - statistics.median(rows["--version (process)"])
+    print(f"  {'nothing new, beyond start-up':42} {beyond:7.3f} s")
 
 
 if __name__ == "__main__":

@@ -14,28 +14,108 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, NamedTuple, Optional, Union
+
+import msgspec
+from msgspec import Meta, Struct
 
 from studytool.i18n import _
 
-SCHEMA = 1
+SCHEMA = 2                  # 2: an answer carries its memo (`prior`, `after`, `memo`: see `sync.py`)
 KINDS = ("answer", "retract", "flags", "setting")
 MAX_LINE = 1 << 20          # bytes: an answer line is a few hundred; anything longer is not ours
+BLOCK = 1 << 20             # bytes read at a time
 DEVICE = re.compile(r"^[0-9a-f]{16}$")
 SUFFIX = ".jsonl"
 
+# A line as this version writes it, field by field: msgspec checks a line against these types as it reads it
+# (in C: a sync reads 100,000 lines), so a crafted line with a right checksum gets no further than a torn one.
+# What types cannot say (a real date, a setting studytool knows) `sync._valid` asks.
+_Time = Annotated[str, Meta(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")]   # as `records.format_time` writes it
+_Card = Annotated[str, Meta(min_length=3, max_length=512, pattern=r"^[^/]+/.")]
+_Binary = Annotated[int, Meta(ge=0, le=1)]
+_Schedule = Optional[tuple[Literal[1, 2, 3], Optional[Annotated[int, Meta(ge=0, lt=1000)]], Optional[float],
+                           Optional[float], _Time, Optional[_Time]]]   # state, step, stability, difficulty, due, last review
 
-@dataclass(frozen=True)
-class Event:
+
+class Answer(Struct, forbid_unknown_fields=True):
+    card: _Card
+    topic: Optional[str]
+    time: _Time
+    mode: Literal["quiz", "review", "implicit"]
+    rating: Annotated[int, Meta(ge=1, le=4)]
+    correct: _Binary
+    answer: Annotated[str, Meta(max_length=100_000)]
+    seed: Optional[int]
+    params: dict[str, Any]
+    duration_ms: int
+    prior: _Schedule = None    # the memo (schema 2): the schedule before the answer,
+    after: _Schedule = None    # the one it left,
+    memo: Optional[Annotated[str, Meta(pattern=r"^[0-9a-f]{16}:\d{1,9}$")]] = None   # and what that was worked out under
+
+
+class Retract(Struct, forbid_unknown_fields=True):
+    event: Annotated[str, Meta(max_length=100)]
+
+
+class Flags(Struct, forbid_unknown_fields=True):
+    suspended: _Binary
+    buried_until: Optional[_Time]
+    leech: _Binary
+    reset_at: Optional[_Time]
+    flag: Annotated[int, Meta(ge=0, le=7)]
+
+
+class Setting(Struct, forbid_unknown_fields=True):
+    name: Annotated[str, Meta(max_length=200)]
+    value: Optional[Annotated[str, Meta(max_length=10_000)]]
+
+
+class _Line(Struct, tag_field="kind", forbid_unknown_fields=True):
+    v: Literal[1, 2]
+    id: str
+    device: str
+    seq: Annotated[int, Meta(ge=1)]
+    time: _Time
+    card: Optional[_Card]
+    sum: str
+
+
+class _AnswerLine(_Line, tag="answer"):
+    body: Answer
+
+
+class _RetractLine(_Line, tag="retract"):
+    body: Retract
+
+
+class _FlagsLine(_Line, tag="flags"):
+    body: Flags
+
+
+class _SettingLine(_Line, tag="setting"):
+    body: Setting
+
+
+Body = Union[Answer, Retract, Flags, Setting]
+_LINE = msgspec.json.Decoder(Union[_AnswerLine, _RetractLine, _FlagsLine, _SettingLine])
+_BODIES = {"answer": Answer, "retract": Retract, "flags": Flags, "setting": Setting}
+
+
+class Event(NamedTuple):   # a tuple: a sync reads 100,000 of them
     event: str
     device: str
     seq: int
     time: str                    # stored-time text (UTC), as the progress database writes it
     kind: str
     card: str | None
-    body: dict[str, Any]
+    body: Body
+
+
+def body_of(kind: str, found: dict[str, Any]) -> Body:
+    """An event's body from its stored JSON (this home's own events, kept to write its journal again)."""
+    return msgspec.convert(found, _BODIES[kind])
 
 
 class Unreadable(ValueError):
@@ -51,9 +131,24 @@ def _checksum(document: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def line_of(event: Event) -> bytes:
-    document = {"v": SCHEMA, "id": event.event, "device": event.device, "seq": event.seq, "time": event.time,
-                "kind": event.kind, "card": event.card, "body": event.body}
+def _signed(line: bytes, found: str) -> bool:
+    """Whether `found` is the checksum of the line's document. A line as `line_of` writes it is that document's
+    text with the `sum` member added, so its bytes without that member are hashed as they lie; any other spelling
+    of the same document is put in that form first."""
+    head, member, tail = line.rstrip(b"\n").partition(f',"sum":"{found}"'.encode())
+    if member and hashlib.sha256(head + tail).hexdigest()[:16] == found:
+        return True
+    document = json.loads(line)
+    return document.pop("sum", None) == found == _checksum(document)
+
+
+def line_of(event: Event, schema: int = SCHEMA) -> bytes:
+    """The event's line (`schema`: as that version of the journal wrote it, for reading old journals)."""
+    body = msgspec.structs.asdict(event.body)
+    if schema == 1 and event.kind == "answer":
+        body = {name: value for name, value in body.items() if name not in ("prior", "after", "memo")}
+    document = {"v": schema, "id": event.event, "device": event.device, "seq": event.seq, "time": event.time,
+                "kind": event.kind, "card": event.card, "body": body}
     document["sum"] = _checksum(document)
     return (json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
 
@@ -61,23 +156,30 @@ def line_of(event: Event) -> bytes:
 def event_of(line: bytes, device: str) -> Event:
     """The event on one line of `device`'s journal; `Unreadable` or `Newer` when it is not one."""
     try:
-        document = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise Unreadable(_("not a JSON line")) from None
-    if not isinstance(document, dict):
-        raise Unreadable(_("not a JSON object"))
-    version = document.get("v")
-    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA:
-        raise Newer(str(version))
-    found = document.pop("sum", None)
-    if version != SCHEMA or found != _checksum(document):
+        found = _LINE.decode(line)
+    except msgspec.DecodeError:
+        raise _why_not(line) from None
+    if not _signed(line, found.sum):
         raise Unreadable(_("checksum does not match"))
-    seq, kind, card, body = document.get("seq"), document.get("kind"), document.get("card"), document.get("body")
-    if (document.get("device") != device or not isinstance(seq, int) or isinstance(seq, bool) or seq < 1
-            or document.get("id") != f"{device}-{seq}" or kind not in KINDS or not isinstance(body, dict)
-            or not isinstance(document.get("time"), str) or not (card is None or isinstance(card, str))):
+    if found.device != device or found.id != f"{device}-{found.seq}":
         raise Unreadable(_("not an event of this device"))
-    return Event(document["id"], device, seq, document["time"], kind, card, body)
+    return Event(found.id, device, found.seq, found.time, found.__struct_config__.tag, found.card, found.body)
+
+
+def _why_not(line: bytes) -> ValueError:
+    """Why a line is not an event of this version, in a few words (or `Newer`)."""
+    try:
+        document = json.loads(line)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return Unreadable(_("not a JSON line"))
+    if type(document) is not dict:
+        return Unreadable(_("not a JSON object"))
+    version = document.get("v")
+    if type(version) is int and version > SCHEMA:
+        return Newer(str(version))
+    if type(document.get("sum")) is not str or not _signed(line, document["sum"]):
+        return Unreadable(_("checksum does not match"))
+    return Unreadable(_("not an event of this version"))
 
 
 def path_of(folder: Path, device: str) -> Path:
@@ -90,33 +192,32 @@ def devices_in(folder: Path) -> list[str]:
                   if entry.name.endswith(SUFFIX) and DEVICE.match(entry.name[: -len(SUFFIX)]) and entry.is_file())
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
     number: int          # 1-based, in the file
     start: int           # byte offset where it starts
     end: int             # byte offset just past its newline
-    text: bytes | None   # None: torn (no newline at the end of the file) or longer than MAX_LINE
+    text: bytes | None   # without its newline; None: torn (no newline at the end of the file) or longer than MAX_LINE
 
 
 def lines_from(path: Path, offset: int, number: int) -> Iterator[Line]:
-    """The lines of `path` from byte `offset` on (`number`: the line there), in order, without reading a line
-    of more than MAX_LINE into memory."""
+    """The lines of `path` from byte `offset` on (`number`: the line there), in order, read a block at a time and
+    never holding more of a line than MAX_LINE."""
     with open(path, "rb") as file:
         file.seek(offset)
         start = offset
-        while True:
-            text = file.readline(MAX_LINE + 1)
-            if not text:
-                return
-            if not text.endswith(b"\n"):   # torn, or too long: skip to its end without holding it
-                while text and not text.endswith(b"\n"):
-                    text = file.readline(MAX_LINE + 1)
-                end = file.tell()
-                yield Line(number, start, end, None)
-            else:
-                end = start + len(text)
-                yield Line(number, start, end, text)
-            start, number = file.tell(), number + 1
+        seen, carried, long = 0, b"", False   # the line being read: its length so far, its bytes, too long to hold
+        while block := file.read(BLOCK):
+            *ended, rest = block.split(b"\n")
+            for piece in ended:
+                seen += len(piece)
+                text = None if long or seen > MAX_LINE else carried + piece if carried else piece
+                yield Line(number, start, start + seen + 1, text)
+                start, number, seen, carried, long = start + seen + 1, number + 1, 0, b"", False
+            seen += len(rest)
+            long = long or seen > MAX_LINE
+            carried = b"" if long else carried + rest
+        if seen:   # torn: no newline at the end of the file
+            yield Line(number, start, start + seen, None)
 
 
 def append(path: Path, lines: list[bytes]) -> int:

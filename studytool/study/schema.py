@@ -102,6 +102,23 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # Anki's flags on a card: 0 none, 1-7 red, orange, green, blue, pink, turquoise, purple (`cards flag`)
         "ALTER TABLE card_flags ADD COLUMN flag INTEGER NOT NULL DEFAULT 0",
     ),
+    # 7: a sync that keeps up with 100,000 answers (`sync.py`). Each answer keeps the schedule it left and what
+    # that was worked out under (`memo`), so that a replay meeting the same schedule before it takes the result
+    # instead of working it out again; an answer writes its `prior_state` with its `prior` (the triggers' UPDATE
+    # cost more than the insert); the sync log is keyed by device and sequence, and holds another device's
+    # answer only as that answer's row in `reviews` (its body NULL).
+    (
+        "ALTER TABLE reviews ADD COLUMN memo TEXT",
+        "DROP TRIGGER reviews_prior_state",
+        "DROP TRIGGER reviews_prior_state_update",
+        "CREATE TABLE sync_log (device TEXT NOT NULL, seq INTEGER NOT NULL, time TEXT NOT NULL, kind TEXT NOT NULL,"
+        " card TEXT, body TEXT, PRIMARY KEY (device, seq)) WITHOUT ROWID",
+        "INSERT INTO sync_log SELECT device, seq, time, kind, card, body FROM sync_events",
+        "DROP TABLE sync_events",
+        "ALTER TABLE sync_log RENAME TO sync_events",
+        "CREATE INDEX sync_events_kind ON sync_events (kind, card) WHERE kind != 'answer'",
+        "DELETE FROM settings WHERE name IN ('sync_merged', 'sync_last')",   # one transaction now; see `sync.py`
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied TEXT NOT NULL)"
@@ -185,9 +202,8 @@ def schema_problem(con: sqlite3.Connection) -> str | None:
 
 
 def tables_of(version: int) -> list[str]:
-    """The tables the migrations up to `version` create."""
-    statements = " ".join(statement for migration in MIGRATIONS[:version] for statement in migration)
-    return re.findall(r"CREATE TABLE (\w+)", statements)
+    """The tables the migrations up to `version` leave (one may be made, filled and renamed)."""
+    return sorted(name for kind, name, _sql in _schema_of(version) if kind == "table" and name != "migrations")
 
 
 SQLITE_CORRUPT = 11   # "database disk image is malformed": damaged pages

@@ -196,12 +196,12 @@ class Store:
             row = con.execute("SELECT * FROM cards WHERE key = ?", (answer.card,)).fetchone()
             prior = {name: row[name] for name in row.keys() if name != "key"} if row else None
             cursor = con.execute(
-                "INSERT INTO reviews (card, topic, time, mode, rating, correct, answer, seed, params, duration_ms, prior)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO reviews (card, topic, time, mode, rating, correct, answer, seed, params, duration_ms, prior,"
+                " prior_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     answer.card, answer.topic, format_time(answer.time), answer.mode, answer.rating,
                     int(answer.correct), _storable(answer.answer), answer.seed, json.dumps(answer.params, ensure_ascii=False),
-                    answer.duration_ms, json.dumps(prior) if prior else None,
+                    answer.duration_ms, json.dumps(prior) if prior else None, prior["state"] if prior else None,
                 ),
             )
             if reschedule is not None:

@@ -3,48 +3,62 @@ a network drive, a USB stick, a git repository), with no server and no network c
 
 Each home has a random device id and writes its own events to `FOLDER/<device>.jsonl` (`journal.py`), never
 another device's. An event is an answer, the retraction of an answer (`:undo` after it was journaled), a
-card's flags (suspended, buried, leech, forgotten) or a setting that follows the learner. `sync`:
+card's flags (suspended, buried, leech, forgotten) or a setting that follows the learner. `sync`, in one
+transaction:
 
-1. journals what happened here since the last sync (answers not yet journaled; flags and settings that
+1. names as events what happened here since the last sync (answers not yet journaled; flags and settings that
    differ from the last event about them; answers journaled and since undone, as retractions);
-2. appends those lines to this device's journal (rebuilding it whole if it was deleted or cut short);
-3. reads every other journal from where it stopped, adding events it has not seen (by id: twice is once);
-4. sets each changed card's flags and each changed setting to its last event, and rebuilds the schedule of
-   every card an event touched by replaying its merged history through the same scheduler.
+2. reads every other journal from where it stopped, adding events it has not seen (by id: twice is once);
+3. sets each changed card's flags and each changed setting to its last event, and rebuilds the schedule of
+   every card an event touched by replaying its merged history through the same scheduler;
+
+then appends this home's new events to its journal (rebuilding it if it was deleted or cut short). A sync
+killed before the transaction ends leaves nothing; one killed after it, lines to append, which the next does.
+A sync with nothing to do writes nothing: its time goes to the lock file beside the database.
 
 Events are ordered by (time, device, sequence) on every computer, so every computer that has read the same
 journals computes the same schedules, whatever order it synced in and however far its clock is off.
+
+The replay keeps up with 100,000 answers because an answer carries the schedule it left and what that was
+worked out under (its memo: the schedule before it, the rules and the scheduler's code, its review count):
+a replay that reaches the answer with that same schedule, under those same rules, takes the result instead
+of working it out again. That is the scheduler's own answer, remembered, so a replay gives what working every
+answer out would give; an answer reached from another schedule (two computers answered the card between
+syncs), under other rules, or whose memo is damaged, is worked out.
 """
 
 from __future__ import annotations
 
+import gc
+import hashlib
 import json
 import os
 import secrets
-from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from studytool.config import CLOCK_YEARS
 from studytool.errors import StudytoolError
 from studytool.i18n import _
+import msgspec
+
 from studytool.study import journal
 from studytool.study.journal import Event
-from studytool.study.records import format_time, parse_time, schedule_row
-from studytool.study.store import Store
+from studytool.study.records import BadRow, format_time, parse_time, schedule_from_row, schedule_row
+from studytool.study.store import Schedule, Store
 
-DEVICE_SETTING = "sync_device"      # raw settings rows, never journaled: this home's own
-LAST_SYNC_SETTING = "sync_last"
-MERGED_SETTING = "sync_merged"     # this device's events up to this sequence are merged (replayed)
+DEVICE_SETTING = "sync_device"      # a raw settings row, never journaled: this home's own
 LOCAL_SETTINGS = ("sync_dir",)      # `config` keys that stay on this computer
 ANSWER_COLUMNS = ("card", "topic", "time", "mode", "rating", "correct", "answer", "seed", "params", "duration_ms")
+SCHEDULE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review")   # a schedule in a memo, in order
 FLAG_COLUMNS = ("suspended", "buried_until", "leech", "reset_at", "flag")
-MODES = ("quiz", "review", "implicit")
-MAX_CARD = 512
 STALE = timedelta(days=1)
+LOCK_SUFFIX = ".sync-lock"          # beside the database: taken by a running sync; holds the last sync's time
 
 
 @dataclass
@@ -79,40 +93,91 @@ def folder_of(text: str) -> Path:
     return folder.resolve()
 
 
+def _lock_path(store: Store) -> Path:
+    return Path(f"{store.path}{LOCK_SUFFIX}")
+
+
 @contextmanager
-def _one_at_a_time(store: Store) -> Iterator[None]:
+def _one_at_a_time(store: Store) -> Iterator[IO[bytes]]:
     """Two `sync` runs on one home at once take turns (the second waits), so no line is written twice."""
     import fcntl
 
-    with open(f"{store.path}.sync-lock", "a+b") as lock:
+    with open(_lock_path(store), "a+b") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         try:
-            yield
+            yield lock
         finally:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
+def _note_synced(lock: IO[bytes], now: datetime) -> None:
+    lock.seek(0)
+    lock.truncate()
+    lock.write(format_time(now).encode())
+    lock.flush()
+
+
+def last_sync(store: Store) -> str | None:
+    """When this home last synced (stored-time text), or None: never, or the note is unreadable."""
+    try:
+        text = _lock_path(store).read_text(encoding="utf-8").strip()
+        parse_time(text)
+    except (OSError, UnicodeDecodeError, StudytoolError):
+        return None
+    return text
+
+
 def sync(store: Store, folder: Path, now: datetime) -> Report:
-    """One sync of this home with `folder`: journal, read, merge, replay (see the module's docstring)."""
-    with _one_at_a_time(store):
+    """One sync of this home with `folder` (see the module's docstring)."""
+    with _one_at_a_time(store) as lock:
         device = device_id(store)
         report = Report(folder, device)
-        with store.transaction() as con:
-            report.written = _journal_here(con, device, format_time(now))
-        report.rebuilt = _write_journal(store, folder, device)
-        with store.transaction() as con:
+        if _settled(store.con, folder, device):
+            _note_synced(lock, now)
+            return report
+        with store.transaction() as con, _no_collection():
+            decisions = _journal_decisions(con, device, format_time(now))
+            answers = _name_answers(con, device)
+            stored = con.execute("SELECT max(id) FROM reviews").fetchone()[0] or 0   # the answers before this sync
             fresh = _read_others(con, folder, device, report)
-            own = {row[0] for row in con.execute(   # journaled here since the last merge (a killed sync's too)
-                "SELECT card FROM sync_events WHERE device = ? AND seq > ? AND card IS NOT NULL",
-                (device, _merged_up_to(con)))}
-            touched = _apply(con, fresh) | own
-            _replay(store, touched)
-            con.execute("INSERT OR REPLACE INTO settings (name, value) VALUES (?, ?)",
-                        (MERGED_SETTING, str(_next_seq(con, device) - 1)))
-            con.execute("INSERT OR REPLACE INTO settings (name, value) VALUES (?, ?)",
-                        (LAST_SYNC_SETTING, format_time(now)))
-        report.read, report.cards = len(fresh), len(touched)
+            arrived, touched = _apply(con, fresh)
+            _replay(store, touched | {card for _id, card in answers} | set(decisions), arrived, stored)
+            _journal_answers(con, device, answers)
+        report.rebuilt = _write_journal(store, folder, device)
+        _note_synced(lock, now)
+        report.written, report.read, report.cards = len(answers) + len(decisions), len(fresh), len(touched)
         return report
+
+
+# --- 0. anything to do? ----------------------------------------------------------------------------------
+
+
+def _settled(con: Any, folder: Path, device: str) -> bool:
+    """Whether a sync would change nothing, read without writing: nothing here to journal, every journal line
+    of this home written, and every other journal read to its end. (A sync that writes nothing opens nothing for
+    writing: no full check of the file, no day's backup.)"""
+    if con.execute("SELECT 1 FROM reviews WHERE event IS NULL LIMIT 1").fetchone() or _undone_count(con, device):
+        return False
+    if _changed(_flags_here(con), _last(con, "flags"), gone=False) or _changed(_settings_here(con), _last(con, "setting")):
+        return False
+    read = {name: (offset, line) for name, offset, line in con.execute("SELECT device, offset, line FROM sync_read")}
+    own = journal.path_of(folder, device)
+    if device not in read or not own.is_file() or own.stat().st_size != read[device][0] \
+            or read[device][1] != _next_seq(con, device) - 1:
+        return False
+    return all(other in read and journal.path_of(folder, other).stat().st_size == read[other][0]
+               for other in journal.devices_in(folder) if other != device)
+
+
+def _undone_count(con: Any, device: str) -> int:
+    """How many of this home's journaled answers were undone and not yet retracted (each has one or the other:
+    its row in `reviews`, or a retraction)."""
+    low, high = f"{device}-", f"{device}."   # this device's event ids, as a range of the `reviews_event` index
+    events = con.execute("SELECT count(*) FROM sync_events WHERE device = ? AND kind = 'answer'", (device,)).fetchone()[0]
+    kept = con.execute("SELECT count(*) FROM reviews WHERE event >= ? AND event < ?", (low, high)).fetchone()[0]
+    retracted = con.execute("SELECT count(*) FROM sync_events WHERE device = ? AND kind != 'answer' AND kind = 'retract'",
+                            (device,)).fetchone()[0]
+    return events - kept - retracted
 
 
 # --- 1. what happened here ------------------------------------------------------------------------------
@@ -122,37 +187,69 @@ def _next_seq(con: Any, device: str) -> int:
     return (con.execute("SELECT max(seq) FROM sync_events WHERE device = ?", (device,)).fetchone()[0] or 0) + 1
 
 
-def _add(con: Any, device: str, seq: int, time: str, kind: str, card: str | None, body: dict[str, Any]) -> str:
-    event = f"{device}-{seq}"
-    con.execute("INSERT INTO sync_events (event, device, seq, time, kind, card, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (event, device, seq, time, kind, card, json.dumps(body, ensure_ascii=False, sort_keys=True)))
-    return event
+def _event_id(device: str, seq: int) -> str:
+    return f"{device}-{seq}"
 
 
-def _journal_here(con: Any, device: str, now: str) -> int:
-    """Record as events what happened here since the last sync; how many."""
-    seq = start = _next_seq(con, device)
-    for row in con.execute("SELECT * FROM reviews WHERE event IS NULL ORDER BY id").fetchall():
-        body = {name: row[name] for name in ANSWER_COLUMNS}
-        body["params"] = json.loads(row["params"] or "{}")
-        con.execute("UPDATE reviews SET event = ? WHERE id = ?",
-                    (_add(con, device, seq, row["time"], "answer", row["card"], body), row["id"]))
-        seq += 1
-    undone = con.execute(
-        "SELECT e.event, e.card FROM sync_events e WHERE e.device = ? AND e.kind = 'answer'"
-        " AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.event = e.event)"
-        " AND NOT EXISTS (SELECT 1 FROM sync_events x WHERE x.kind = 'retract' AND x.card = e.card"
-        " AND json_extract(x.body, '$.event') = e.event)", (device,)).fetchall()
-    for event, card in undone:
-        _add(con, device, seq, now, "retract", card, {"event": event})
-        seq += 1
+def _add(con: Any, device: str, seq: int, time: str, kind: str, card: str | None, body: dict[str, Any] | None) -> None:
+    con.execute("INSERT INTO sync_events (device, seq, time, kind, card, body) VALUES (?, ?, ?, ?, ?, ?)",
+                (device, seq, time, kind, card, _body_text(body)))
+
+
+def _body_text(body: dict[str, Any] | None) -> str | None:
+    return None if body is None else json.dumps(body, ensure_ascii=False, sort_keys=True)
+
+
+def _name_answers(con: Any, device: str) -> list[tuple[int, str]]:
+    """Give this home's answers not yet journaled their event ids, in the order they were given; their lines are
+    made after the replay (`_journal_answers`), which works out the schedule each carries. (id, card) each."""
+    seq = _next_seq(con, device)
+    rows = con.execute("SELECT id, card FROM reviews WHERE event IS NULL ORDER BY id").fetchall()
+    con.executemany("UPDATE reviews SET event = ? WHERE id = ?",
+                    [(_event_id(device, seq + n), row_id) for n, (row_id, _card) in enumerate(rows)])
+    return [(row_id, card) for row_id, card in rows]
+
+
+def _journal_decisions(con: Any, device: str, now: str) -> list[str | None]:
+    """Record as events this home's retractions, flags and settings since the last sync; the card of each (None:
+    a setting)."""
+    seq, made = _next_seq(con, device), []
+
+    def add(kind: str, card: str | None, body: dict[str, Any]) -> None:
+        _add(con, device, seq + len(made), now, kind, card, body)
+        made.append(card)
+
+    if _undone_count(con, device):
+        for own_seq, card in con.execute(
+                "SELECT e.seq, e.card FROM sync_events e WHERE e.device = ? AND e.kind = 'answer'"
+                " AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.event = e.device || '-' || e.seq)"
+                " AND NOT EXISTS (SELECT 1 FROM sync_events x WHERE x.device = e.device AND x.kind != 'answer'"
+                " AND x.kind = 'retract' AND x.card = e.card AND json_extract(x.body, '$.event') = e.device || '-' || e.seq)"
+                " ORDER BY e.seq", (device,)).fetchall():
+            add("retract", card, {"event": _event_id(device, own_seq)})
     for card, flags in sorted(_changed(_flags_here(con), _last(con, "flags"), gone=False).items()):
-        _add(con, device, seq, now, "flags", card, flags)
-        seq += 1
+        add("flags", card, flags)
     for name, value in sorted(_changed(_settings_here(con), _last(con, "setting")).items()):
-        _add(con, device, seq, now, "setting", None, {"name": name, "value": value})
-        seq += 1
-    return seq - start
+        add("setting", None, {"name": name, "value": value})
+    return made
+
+
+def _journal_answers(con: Any, device: str, answers: list[tuple[int, str]]) -> None:
+    """The events of this home's newly named answers, each with the schedule the replay gave it (its memo)."""
+    columns = ", ".join((*ANSWER_COLUMNS, "prior", "memo"))
+    for chunk in _chunks([row_id for row_id, _card in answers]):
+        rows = con.execute(f"SELECT event, {columns} FROM reviews WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+        events = []
+        for row in rows:
+            body = {name: row[name] for name in ANSWER_COLUMNS}
+            body["params"] = json.loads(body["params"] or "{}")
+            memo = json.loads(row["memo"]) if row["memo"] else None
+            body.update(prior=_listed(row["prior"]), after=tuple(memo[1:]) if memo else None,
+                        memo=memo[0] if memo else None)
+            events.append((device, int(row["event"].rpartition("-")[2]), row["time"], "answer", row["card"],
+                           _body_text(body)))
+        con.executemany("INSERT INTO sync_events (device, seq, time, kind, card, body) VALUES (?, ?, ?, ?, ?, ?)",
+                        events)
 
 
 def _flags_here(con: Any) -> dict[str, dict[str, Any]]:
@@ -176,8 +273,8 @@ def _settings_here(con: Any) -> dict[str, Any]:
 def _last(con: Any, kind: str) -> dict[str, Any]:
     """Per card (flags) or setting name: the body of the last event of `kind`, in the one order of events."""
     last: dict[str, Any] = {}
-    for card, body in con.execute("SELECT card, body FROM sync_events WHERE kind = ? ORDER BY time, device, seq",
-                                  (kind,)):
+    for card, body in con.execute("SELECT card, body FROM sync_events WHERE kind != 'answer' AND kind = ?"
+                                  " ORDER BY time, device, seq", (kind,)):
         body = json.loads(body)
         if kind == "flags":
             last[card] = body
@@ -210,40 +307,82 @@ def _write_journal(store: Store, folder: Path, device: str) -> bool:
                 os.truncate(path, line.start)
                 break
             written, offset = line.number, line.end
-    pending = [_event_row(row) for row in con.execute(
-        "SELECT * FROM sync_events WHERE device = ? AND seq > ? ORDER BY seq", (device, 0 if rebuild else written))]
+    pending = [Event(_event_id(device, seq), device, seq, time, kind, card, journal.body_of(kind, json.loads(body)))
+               for seq, time, kind, card, body in con.execute(
+                   "SELECT seq, time, kind, card, body FROM sync_events WHERE device = ? AND seq > ? ORDER BY seq",
+                   (device, 0 if rebuild else written))]
     if rebuild:
         offset = journal.rewrite(path, [journal.line_of(event) for event in pending])
     elif pending or size < 0:
         offset = journal.append(path, [journal.line_of(event) for event in pending])
     last = pending[-1].seq if pending else written
-    with store.transaction() as con:
-        con.execute("INSERT OR REPLACE INTO sync_read (device, offset, line) VALUES (?, ?, ?)", (device, offset, last))
+    if row is None or (offset, last) != (row[0], row[1]):
+        with store.transaction() as con:
+            con.execute("INSERT OR REPLACE INTO sync_read (device, offset, line) VALUES (?, ?, ?)",
+                        (device, offset, last))
     return rebuild
-
-
-def _event_row(row: Any) -> Event:
-    return Event(row["event"], row["device"], row["seq"], row["time"], row["kind"], row["card"], json.loads(row["body"]))
 
 
 # --- 3. the other journals -------------------------------------------------------------------------------
 
 
 def _read_others(con: Any, folder: Path, device: str, report: Report) -> list[Event]:
-    return [event for other in journal.devices_in(folder) if other != device
-            for event in _read_journal(con, journal.path_of(folder, other), other, report)]
+    """The events of the other devices' journals that this home has not seen, stored (an answer as its row in
+    `reviews`, with the schedule its journal says it found: the replay changes that where it finds another);
+    where reading stopped is noted for each (before the first bad line, read again next time)."""
+    read = {name: (offset, line) for name, offset, line in con.execute("SELECT device, offset, line FROM sync_read")}
+    fresh: list[Event] = []
+    for other in journal.devices_in(folder):
+        if other == device:
+            continue
+        path = journal.path_of(folder, other)
+        offset, line = read.get(other, (0, 0))
+        if path.stat().st_size < offset:   # its owner rebuilt it: read it again from the start (ids dedupe)
+            offset, line = 0, 0
+        events, end = _read_journal(path, other, offset, line, _known(con, other, line), report)
+        con.executemany("INSERT INTO sync_events (device, seq, time, kind, card, body) VALUES (?, ?, ?, ?, ?, ?)",
+                        [(other, event.seq, event.time, event.kind, event.card,
+                          _body_text(msgspec.structs.asdict(event.body))) for event in events if event.kind != "answer"])
+        if end != read.get(other):
+            con.execute("INSERT OR REPLACE INTO sync_read (device, offset, line) VALUES (?, ?, ?)", (other, *end))
+        fresh.extend(events)
+    _add_answers(con, [_answer_row(event) for event in fresh if event.kind == "answer"])
+    return fresh
 
 
-def _read_journal(con: Any, path: Path, device: str, report: Report) -> list[Event]:
-    """The events of one other device's journal that this home has not seen, stored; where reading stopped
-    is noted (before the first bad line, so that it is read again next time)."""
-    row = con.execute("SELECT offset, line FROM sync_read WHERE device = ?", (device,)).fetchone()
-    offset, number = (row[0], row[1] + 1) if row else (0, 1)
-    if path.stat().st_size < offset:   # its owner rebuilt it: read it again from the start (ids dedupe)
-        offset, number = 0, 1
-    known = {seq for (seq,) in con.execute("SELECT seq FROM sync_events WHERE device = ?", (device,))}
-    good_to, good_line, stuck, fresh = offset, number - 1, False, []
-    for line in journal.lines_from(path, offset, number):
+def _add_answers(con: Any, rows: list[tuple[Any, ...]]) -> None:
+    """Store the answers that arrived. When more arrive than are stored (a new computer's first sync), the log's
+    indexes are made again after them rather than kept up answer by answer: sorting once is the faster, as for
+    any bulk load. The index that keeps an answer from being stored twice stays."""
+    rebuilt = []
+    if len(rows) > con.execute("SELECT count(*) FROM reviews").fetchone()[0]:
+        rebuilt = con.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reviews'"
+                              " AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%'").fetchall()
+    for name, _sql in rebuilt:
+        con.execute(f'DROP INDEX "{name}"')
+    con.executemany(_ADD_SQL, rows)
+    for _name, sql in rebuilt:
+        con.execute(sql)
+
+
+def _known(con: Any, device: str, line: int) -> set[int]:
+    """The sequence numbers past `line` of `device`'s events this home has (read past a bad line last time; all of
+    them when its journal is read again from the start): another device's answer is known by its row in
+    `reviews`, any other event by its row in `sync_events`."""
+    low, high = f"{device}-", f"{device}."
+    known = {seq for (seq,) in con.execute("SELECT seq FROM sync_events WHERE device = ? AND seq > ?", (device, line))}
+    known.update(seq for (seq,) in con.execute(
+        "SELECT CAST(substr(event, 18) AS INTEGER) AS seq FROM reviews WHERE event >= ? AND event < ? AND seq > ?",
+        (low, high, line)))
+    return known
+
+
+def _read_journal(path: Path, device: str, offset: int, line_before: int, known: set[int],
+                  report: Report) -> tuple[list[Event], tuple[int, int]]:
+    """One other device's journal from byte `offset` (past line `line_before`): its events not `known`, and where
+    to read from next time (byte, line)."""
+    good_to, good_line, stuck, fresh = offset, line_before, False, []
+    for line in journal.lines_from(path, offset, line_before + 1):
         try:
             if line.text is None:
                 raise journal.Unreadable(_("torn or too long"))
@@ -251,7 +390,6 @@ def _read_journal(con: Any, path: Path, device: str, report: Report) -> list[Eve
         except journal.Newer as newer:
             report.problems.append(_("{path}: written by a newer studytool (journal schema {found}); "
                                      "upgrade studytool to read it").format(path=path, found=newer))
-            stuck = True
             break
         except journal.Unreadable as why:
             report.problems.append(_("{path}:{line}: skipped ({why}); it is read again next time").format(
@@ -263,58 +401,55 @@ def _read_journal(con: Any, path: Path, device: str, report: Report) -> list[Eve
             fresh.append(event)
         if not stuck:
             good_to, good_line = line.end, line.number
-    con.executemany("INSERT INTO sync_events (event, device, seq, time, kind, card, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(event.event, device, event.seq, event.time, event.kind, event.card,
-                      json.dumps(event.body, ensure_ascii=False, sort_keys=True)) for event in fresh])
-    con.execute("INSERT OR REPLACE INTO sync_read (device, offset, line) VALUES (?, ?, ?)", (device, good_to, good_line))
-    return fresh
+    return fresh, (good_to, good_line)
+
+
+@contextmanager
+def _no_collection() -> Iterator[None]:
+    """Python's cycle collector off while 100,000 events pile up (they hold no cycles: collecting would only walk
+    them, again and again, for half the time a sync takes)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _valid(event: Event) -> Event:
-    """An event whose fields are what this version writes (a crafted journal gets no further)."""
-    body = event.body
+    """An event that says what this version can take: its types checked as it was read (`journal.py`), here
+    what they cannot say (a date that exists, a retraction of this device's answer, a setting studytool knows)."""
+    body, kind = event.body, event.kind
     _time(event.time)
-    if event.kind != "setting" and not (isinstance(event.card, str) and 0 < len(event.card) <= MAX_CARD
-                                        and "/" in event.card):
+    if kind != "setting" and event.card is None:
         raise journal.Unreadable(_("no card"))
-    if event.kind == "answer":
-        ok = (set(body) == set(ANSWER_COLUMNS) and body["card"] == event.card and body["mode"] in MODES
-              and body["rating"] in (1, 2, 3, 4) and isinstance(body["rating"], int)
-              and body["correct"] in (0, 1) and isinstance(body["answer"], str) and len(body["answer"]) <= 100_000
-              and isinstance(body["params"], dict) and isinstance(body["duration_ms"], int)
-              and (body["seed"] is None or isinstance(body["seed"], int)) and body["time"] == event.time
-              and (body["topic"] is None or isinstance(body["topic"], str)))
-    elif event.kind == "retract":
-        ok = isinstance(body.get("event"), str) and body["event"].startswith(f"{event.device}-")
-    elif event.kind == "flags":
-        ok = (set(body) == set(FLAG_COLUMNS) and body["suspended"] in (0, 1) and body["leech"] in (0, 1)
-              and body["flag"] in range(8)
-              and all(body[name] is None or _time(body[name]) for name in ("buried_until", "reset_at")))
+    if kind == "answer":
+        ok = body.card == event.card and body.time == event.time
+    elif kind == "retract":
+        ok = body.event.startswith(f"{event.device}-")
+    elif kind == "flags":
+        ok = all(moment is None or _time(moment) for moment in (body.buried_until, body.reset_at))
     else:
-        ok = _setting_ok(body)
+        ok = _setting_ok(body.name, body.value)
     if not ok:
         raise journal.Unreadable(_("not an event of this version"))
     return event
 
 
-def _time(text: Any) -> bool:
-    from studytool.config import CLOCK_YEARS
-
+def _time(text: str) -> bool:
     try:
-        moment = parse_time(text) if isinstance(text, str) else None
+        moment = parse_time(text)
     except StudytoolError:
         moment = None
-    if moment is None or moment.tzinfo is None or not CLOCK_YEARS[0] <= moment.year <= CLOCK_YEARS[1]:
+    if moment is None or not CLOCK_YEARS[0] <= moment.year <= CLOCK_YEARS[1]:
         raise journal.Unreadable(_("not a time"))
     return True
 
 
-def _setting_ok(body: dict[str, Any]) -> bool:
+def _setting_ok(name: str, value: str | None) -> bool:
     from studytool.study.settings import KEYS
 
-    name, value = body.get("name"), body.get("value")
-    if set(body) != {"name", "value"} or not isinstance(name, str) or not (value is None or isinstance(value, str)):
-        return False
     deck, _colon, key = name.rpartition(":")
     if key not in KEYS or key in LOCAL_SETTINGS or (deck and not KEYS[key].per_deck):
         return False
@@ -324,33 +459,31 @@ def _setting_ok(body: dict[str, Any]) -> bool:
         return False
 
 
+
+
 # --- 4. merging ------------------------------------------------------------------------------------------
 
 
-def _merged_up_to(con: Any) -> int:
-    row = con.execute("SELECT value FROM settings WHERE name = ?", (MERGED_SETTING,)).fetchone()
-    return int(row[0]) if row and row[0].isdigit() else 0
-
-
-def _apply(con: Any, events: list[Event]) -> set[str]:
-    """Bring the new events into the tables; the cards whose schedule must be replayed."""
+def _apply(con: Any, events: list[Event]) -> tuple[list[Event], set[str]]:
+    """Bring the new events into the tables (their answers are there already); the answers that stay, and the
+    cards whose schedule must be replayed."""
     touched, flagged, settings = set(), set(), set()
     retracted = {event for (event,) in con.execute(   # a retraction may come first: its answer's line was damaged
-        "SELECT json_extract(body, '$.event') FROM sync_events WHERE kind = 'retract'")}
-    answers = [event for event in events if event.kind == "answer" and event.event not in retracted]
-    con.executemany(f"INSERT OR IGNORE INTO reviews ({', '.join(ANSWER_COLUMNS)}, event)"
-                    f" VALUES ({', '.join('?' * len(ANSWER_COLUMNS))}, ?)",
-                    [(*(json.dumps(event.body[name], ensure_ascii=False) if name == "params" else event.body[name]
-                        for name in ANSWER_COLUMNS), event.event) for event in answers])
-    touched.update(event.card for event in answers)
+        "SELECT json_extract(body, '$.event') FROM sync_events WHERE kind != 'answer' AND kind = 'retract'")}
+    arrived = []
     for event in events:
-        if event.kind == "retract":
-            con.execute("DELETE FROM reviews WHERE event = ?", (event.body["event"],))
+        if event.kind == "answer" and event.event in retracted:
+            con.execute("DELETE FROM reviews WHERE event = ?", (event.event,))
+        elif event.kind == "answer":
+            arrived.append(event)
+            touched.add(event.card)
+        elif event.kind == "retract":
+            con.execute("DELETE FROM reviews WHERE event = ?", (event.body.event,))
             touched.add(event.card)
         elif event.kind == "flags":
             flagged.add(event.card)
         elif event.kind == "setting":
-            settings.add(event.body["name"])
+            settings.add(event.body.name)
     last_flags, flags_here = _last(con, "flags"), _flags_here(con)
     for card in flagged:
         flags = last_flags[card]
@@ -370,58 +503,188 @@ def _apply(con: Any, events: list[Event]) -> set[str]:
             con.execute("INSERT INTO deck_settings (deck, name, value) VALUES (?, ?, ?)", (deck, key, value))
         elif value is not None:
             con.execute("INSERT INTO settings (name, value) VALUES (?, ?)", (key, value))
-    return touched
+    return arrived, touched
 
 
-def _replay(store: Store, cards: set[str]) -> None:
-    """Each card's schedule from its merged history, answer by answer, through the same scheduler; each answer's
-    `prior` (what `:undo` puts back, what stats count by) is the schedule the replay found before it."""
-    if not cards:
+@dataclass(frozen=True)
+class _Deck:
+    """What replaying one deck's cards needs: its scheduler, and the name of what that scheduler works under."""
+    scheduler: Any
+    under: str
+
+
+# An answer's schedule before it, as its `prior` holds it, and its memo: what the result was worked out under
+# and the result. SQLite writes both (in C: a sync writes 100,000 of them), from a schedule's fields; its 15
+# digits hold every stability and difficulty exactly (the scheduler keeps 4 and 3 decimals, as Anki does).
+_PRIOR_SQL = ("CASE WHEN ? IS NULL THEN NULL ELSE json_object('deck', ?, 'state', ?, 'step', ?, 'stability', ?,"
+              " 'difficulty', ?, 'due', ?, 'last_review', ?) END")
+_MEMO_SQL = "CASE WHEN ? IS NULL THEN NULL ELSE json_array(?, ?, ?, ?, ?, ?, ?) END"
+_ADD_SQL = (f"INSERT OR IGNORE INTO reviews ({', '.join(ANSWER_COLUMNS)}, event, prior, prior_state, memo)"
+            f" VALUES ({', '.join('?' * len(ANSWER_COLUMNS))}, ?, {_PRIOR_SQL}, ?, {_MEMO_SQL})")
+_MOVE_SQL = f"UPDATE reviews SET prior = {_PRIOR_SQL}, prior_state = ?, memo = {_MEMO_SQL} WHERE id = ?"
+_MOVE_ARRIVED_SQL = f"UPDATE reviews SET prior = {_PRIOR_SQL}, prior_state = ?, memo = {_MEMO_SQL} WHERE event = ?"
+_NOTHING = (None,) * len(SCHEDULE_FIELDS)
+
+
+def _found(deck: str, prior: list[Any] | None, under: str | None, after: list[Any] | None) -> tuple[Any, ...]:
+    """The parameters of _PRIOR_SQL, prior_state and _MEMO_SQL for an answer's schedule before it and its memo."""
+    return (prior and 1, deck, *(prior or _NOTHING), prior[0] if prior else None,
+            under, under, *(after or _NOTHING))
+
+
+def _answer_row(event: Event) -> tuple[Any, ...]:
+    """The parameters of _ADD_SQL for an answer from another device's journal."""
+    body = event.body
+    params = json.dumps(body.params, ensure_ascii=False) if body.params else "{}"
+    return (event.card, body.topic, event.time, body.mode, body.rating, body.correct, body.answer, body.seed, params,
+            body.duration_ms, event.event, *_found(event.card.split("/", 1)[0], body.prior, body.memo, body.after))
+
+
+def _replay(store: Store, cards: set[str | None], arrived: list[Event], stored: int) -> None:
+    """Each card's schedule from its merged history (the answers stored before this sync, up to row `stored`, and
+    those that `arrived`), answer by answer, through the same scheduler, taking each answer's memo where it applies
+    (the module's docstring); each answer's `prior` (what `:undo` puts back, what stats count by) is the schedule
+    the replay found before it."""
+    keys = sorted(card for card in cards if card is not None)
+    if not keys:
         return   # nothing to replay: fsrs is not even imported
-    from studytool.study.implicit import change
     from studytool.study.queue import study_rules
     from studytool.study.scheduler import Scheduler
 
     con, rules = store.con, study_rules(store)   # read now: the merge may have changed the settings
-
-    schedulers: dict[str, Scheduler] = {}
+    decks: dict[str, _Deck] = {}
     resets = dict(con.execute("SELECT key, reset_at FROM card_flags WHERE reset_at IS NOT NULL"))
-    by_card: dict[str, list[Any]] = defaultdict(list)
-    for key_chunk in _chunks(sorted(cards)):
-        marks = ", ".join("?" * len(key_chunk))
-        for row in con.execute(
-                f"SELECT r.id, r.card, r.time, r.mode, r.rating, e.device, e.seq FROM reviews r"
-                f" LEFT JOIN sync_events e ON e.event = r.event WHERE r.card IN ({marks})"
-                f" ORDER BY r.time, e.device, e.seq, r.id", key_chunk):
-            by_card[row["card"]].append(row)
-    for key in sorted(cards):
-        deck = key.split("/", 1)[0]
-        if deck not in schedulers:
-            schedulers[deck] = Scheduler(rules(deck))
-        scheduler, schedule, reps, reset = schedulers[deck], None, 0, resets.get(key)
-        priors = []
-        for row in by_card.get(key, ()):
-            if reset is not None and row["time"] >= reset:
-                schedule, reset = None, None
-            priors.append((json.dumps({"deck": deck, **schedule_row(schedule)}) if schedule else None, row["id"]))
-            when = parse_time(row["time"])
-            if row["mode"] == "review":
-                schedule = scheduler.answer(schedule, row["rating"], when, key=key, reps=reps)
-                reps += 1
-            elif row["mode"] == "implicit" and schedule is not None:
-                schedule = change(schedule, row["rating"], when, scheduler, key=key, reps=reps) or schedule
-        if reset is not None:
-            schedule = None
-        con.executemany("UPDATE reviews SET prior = ? WHERE id = ?", priors)
-        if schedule is None:
-            con.execute("DELETE FROM cards WHERE key = ?", (key,))
+    coming: dict[str, list[tuple[Any, ...]]] = {}
+    for event in arrived:   # (time, device, seq, None, event): a new answer sorts among the stored ones
+        coming.setdefault(event.card, []).append((event.time, event.device, event.seq, None, event))
+    moved, moved_arrived = [], []
+    for chunk in _chunks(keys):
+        before: dict[str, list[tuple[Any, ...]]] = {}
+        for row in _stored_history(con, chunk, stored, len(arrived)):
+            device, _dash, seq = (row[3] or "").rpartition("-")
+            before.setdefault(row[0], []).append((row[2], device, int(seq) if seq.isdigit() else 0, row[1], row))
+        for key in chunk:
+            deck = key.split("/", 1)[0]
+            if deck not in decks:
+                made = Scheduler(rules(deck))
+                decks[deck] = _Deck(made, _worked_out_under(made.rules))
+            history = sorted([*before.get(key, ()), *coming.get(key, ())])
+            try:
+                state, steps = _walk(key, history, resets.get(key), decks[deck], trusting=True)
+                schedule = _schedule_of(state)
+            except BadRow:   # a memo that names no schedule fsrs can use (crafted): every answer worked out
+                state, steps = _walk(key, history, resets.get(key), decks[deck], trusting=False)
+                schedule = _schedule_of(state)
+            for entry, prior, under, after in steps:
+                if entry[3] is None:
+                    moved_arrived.append((*_found(deck, prior, under, after), entry[4].event))
+                else:
+                    moved.append((*_found(deck, prior, under, after), entry[3]))
+            if schedule is None:
+                con.execute("DELETE FROM cards WHERE key = ?", (key,))
+            else:
+                con.execute("INSERT OR REPLACE INTO cards (key, deck, state, step, stability, difficulty, due,"
+                            " last_review) VALUES (:key, :deck, :state, :step, :stability, :difficulty, :due,"
+                            " :last_review)", {"key": key, "deck": deck, **schedule_row(schedule)})
+    con.executemany(_MOVE_SQL, moved)
+    con.executemany(_MOVE_ARRIVED_SQL, moved_arrived)
+
+
+def _stored_history(con: Any, keys: list[str], stored: int, arrived: int) -> list[Any]:
+    """The answers to `keys` stored before this sync (rows up to `stored`): by the card index, or, when fewer rows
+    were stored than arrived (a new computer), by reading those rows in order instead of the index's many more."""
+    columns = "card, id, time, event, mode, rating, prior, memo"
+    if stored < arrived:
+        wanted = set(keys)
+        return [row for row in con.execute(f"SELECT {columns} FROM reviews NOT INDEXED WHERE id <= ?", (stored,))
+                if row[0] in wanted]
+    return con.execute(f"SELECT {columns} FROM reviews WHERE card IN ({', '.join('?' * len(keys))}) AND id <= ?",
+                       (*keys, stored)).fetchall()
+
+
+def _walk(key: str, history: list[tuple[Any, ...]], reset: str | None, replaying: _Deck, *,
+          trusting: bool) -> tuple[list[Any] | None, list[tuple[Any, ...]]]:
+    """One card's history replayed, in order: the schedule it ends with, and each answer whose prior or memo the
+    replay changed, as (its history entry, prior, under, after)."""
+    from studytool.study.implicit import change
+
+    scheduler = replaying.scheduler
+    state: list[Any] | None = None
+    schedule: Schedule | None = None   # `state` as a Schedule, once worked with
+    reps, steps = 0, []
+    for entry in history:
+        time, row_id = entry[0], entry[3]
+        if row_id is None:
+            body = entry[4].body
+            mode, rating, had_prior, had_under, had_after = body.mode, body.rating, body.prior, body.memo, body.after
         else:
-            con.execute("INSERT OR REPLACE INTO cards (key, deck, state, step, stability, difficulty, due, last_review)"
-                        " VALUES (:key, :deck, :state, :step, :stability, :difficulty, :due, :last_review)",
-                        {"key": key, "deck": deck, **schedule_row(schedule)})
+            _card, _id, _time, _event, mode, rating, prior_text, memo_text = entry[4]
+            had_prior, had_under, had_after = _listed(prior_text), None, None
+            if memo_text:
+                memo = json.loads(memo_text)
+                had_under, had_after = memo[0], tuple(memo[1:])
+        if reset is not None and time >= reset:
+            state, schedule, reset = None, None, None
+        found, result, under = state, None, None
+        if mode == "review" or (mode == "implicit" and state is not None):
+            under = f"{replaying.under}:{reps}"
+            if trusting and had_under == under and had_prior == state:
+                result, schedule = had_after, None
+            else:
+                if schedule is None and state is not None:
+                    schedule = _schedule_of(state)
+                when = parse_time(time)
+                if mode == "review":
+                    schedule = scheduler.answer(schedule, rating, when, key=key, reps=reps)
+                else:
+                    schedule = change(schedule, rating, when, scheduler, key=key, reps=reps) or schedule
+                result = tuple(schedule_row(schedule).values())
+            state = result
+            reps += mode == "review"
+        if (had_prior, had_under, had_after) != (found, under, result):
+            steps.append((entry, found, under, result))
+    return state, steps
 
 
-def _chunks(keys: list[str], size: int = 500) -> Iterator[list[str]]:
+def _listed(prior: str | None) -> tuple[Any, ...] | None:
+    """A stored `prior` (JSON, as `Store.record` or `_PRIOR_SQL` writes it) as a memo's schedule."""
+    if prior is None:
+        return None
+    found = json.loads(prior)
+    return tuple(found.get(name) for name in SCHEDULE_FIELDS)
+
+
+def _schedule_of(state: list[Any] | None) -> Schedule | None:
+    return None if state is None else schedule_from_row(dict(zip(SCHEDULE_FIELDS, state)))
+
+
+def _worked_out_under(rules: Any) -> str:
+    """A name for what an answer's result depends on besides the card's schedule and review count: the rules
+    (retention, FSRS parameters, steps, the day's start and zone) and the code that applies them. Answers worked
+    out under another name are worked out again."""
+    zone = rules.days.zone
+    offsets = [zone.utcoffset(datetime(year, month, 1)).total_seconds()   # what the zone does, whatever it is called
+               for year in range(2020, 2036) for month in (1, 7)]
+    facts = [_code(), rules.retention, rules.parameters, [step.total_seconds() for step in rules.learning_steps],
+             [step.total_seconds() for step in rules.relearning_steps], rules.maximum_interval, rules.fuzz,
+             rules.days.day_start, offsets]
+    return hashlib.sha256(json.dumps(facts).encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def _code() -> str:
+    """The scheduling code's own text and fsrs's version: another studytool or fsrs may schedule otherwise."""
+    from importlib.metadata import version
+
+    from studytool.study import days, implicit, scheduler
+
+    digest = hashlib.sha256(version("fsrs").encode())
+    for module in (scheduler, implicit, days):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()
+
+
+def _chunks(keys: list[Any], size: int = 500) -> Iterator[list[Any]]:
     for start in range(0, len(keys), size):
         yield keys[start:start + size]
 
@@ -447,8 +710,10 @@ def status(store: Store, folder: Path | None) -> Status:
     con = store.con
     device = store.setting(DEVICE_SETTING, "")
     devices = [{"device": name, "last_event": last, "events": count, "this": name == device}
-               for name, last, count in con.execute(
-                   "SELECT device, max(time), count(*) FROM sync_events GROUP BY device ORDER BY device")]
+               for name, last, count in con.execute(   # another device's answers are known by their rows in `reviews`
+                   "SELECT device, max(time), count(*) FROM (SELECT device, time FROM sync_events UNION ALL"
+                   " SELECT substr(event, 1, 16), time FROM reviews WHERE event IS NOT NULL AND event NOT LIKE ? || '-%')"
+                   " GROUP BY device ORDER BY device", (device,))]
     to_write = con.execute("SELECT count(*) FROM reviews WHERE event IS NULL").fetchone()[0]
     to_read = 0
     if folder is not None and folder.is_dir():
@@ -459,8 +724,7 @@ def status(store: Store, folder: Path | None) -> Status:
             if other != device:
                 to_read += sum(1 for line in journal.lines_from(journal.path_of(folder, other), read.get(other, 0), 1)
                                if line.text is not None)
-    last = store.setting(LAST_SYNC_SETTING, "") or None
-    return Status(folder, device or _("(none yet)"), devices, to_write, to_read, last)
+    return Status(folder, device or _("(none yet)"), devices, to_write, to_read, last_sync(store))
 
 
 def reminder(store: Store, now: datetime) -> str | None:
@@ -469,11 +733,11 @@ def reminder(store: Store, now: datetime) -> str | None:
 
     try:
         folder = settings.get(store, "sync_dir")
-        last = store.setting(LAST_SYNC_SETTING, "")
     except StudytoolError:   # a bad stored value: `config` and `sync` say so themselves
         return None
     if not folder:
         return None
+    last = last_sync(store)
     if last and now - parse_time(last) <= STALE:
         return None
     return (_("Last synced {when}; run `studytool sync` to merge the other computers' answers").format(when=last[:16])

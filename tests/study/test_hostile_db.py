@@ -95,8 +95,18 @@ def test_a_trigger_in_the_database_is_never_copied_into_a_backup(home_with_backu
     assert backup.backups(db) == [good]
 
 
-def test_a_trigger_with_a_migration_s_name_and_another_body_is_refused(home_with_backup):
-    home, db, good = home_with_backup
+def test_a_trigger_with_a_migration_s_name_and_another_body_is_refused(tmp_path):
+    from studytool.study.schema import MIGRATIONS, MIGRATIONS_TABLE
+
+    db = tmp_path / "studytool.db"
+    con = sqlite3.connect(db)   # a version-6 database, whose migrations made the trigger (version 7 drops it)
+    con.execute(MIGRATIONS_TABLE)
+    for version, migration in enumerate(MIGRATIONS[:6], start=1):
+        for statement in migration:
+            con.execute(statement)
+        con.execute("INSERT INTO migrations VALUES (?, '2026-01-01T00:00:00.000000Z')", (version,))
+    con.commit()
+    con.close()
     plant(db, "DROP TRIGGER reviews_prior_state")
     plant(db, "CREATE TRIGGER reviews_prior_state AFTER INSERT ON reviews BEGIN DELETE FROM reviews; END")
     with pytest.raises(StudytoolError, match="is damaged"):

@@ -12,16 +12,37 @@ from hypothesis import strategies as st
 
 from studytool.study import journal
 from studytool.study.journal import Event
+from studytool.study.records import format_time
 from studytool.study.store import open_store
 from studytool.study.sync import sync
 
 DEVICE = "0123456789abcdef"
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 
-bodies = st.dictionaries(st.text(max_size=8), st.one_of(st.none(), st.integers(), st.text(max_size=20)), max_size=5)
-events = st.builds(lambda seq, time, kind, card, body: Event(f"{DEVICE}-{seq}", DEVICE, seq, time, kind, card, body),
-                   st.integers(1, 10**9), st.text(max_size=30), st.sampled_from(journal.KINDS),
-                   st.one_of(st.none(), st.text(max_size=30)), bodies)
+times = st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(9000, 12, 31),
+                     timezones=st.just(timezone.utc)).map(format_time)
+cards = st.from_regex(r"[a-z0-9-]{1,12}/[a-z0-9.-]{1,20}", fullmatch=True)
+numbers = st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False))
+schedules = st.one_of(st.none(), st.tuples(st.sampled_from([1, 2, 3]), st.one_of(st.none(), st.integers(0, 999)),
+                                           numbers, numbers, times, st.one_of(st.none(), times)))
+answers = st.builds(
+    journal.Answer, card=cards, topic=st.one_of(st.none(), st.text(max_size=20)), time=times,
+    mode=st.sampled_from(["quiz", "review", "implicit"]), rating=st.integers(1, 4), correct=st.integers(0, 1),
+    answer=st.text(max_size=40), seed=st.one_of(st.none(), st.integers(-2**63, 2**63 - 1)),
+    params=st.dictionaries(st.text(max_size=8), st.one_of(st.none(), st.integers(-2**63, 2**63 - 1),
+                                                          st.text(max_size=20)), max_size=4),
+    duration_ms=st.integers(0, 10**9), prior=schedules, after=schedules,
+    memo=st.one_of(st.none(), st.from_regex(r"[0-9a-f]{16}:[0-9]{1,9}", fullmatch=True)))
+bodies = {
+    "answer": answers,
+    "retract": st.builds(journal.Retract, event=st.text(max_size=40)),
+    "flags": st.builds(journal.Flags, suspended=st.integers(0, 1), buried_until=st.one_of(st.none(), times),
+                       leech=st.integers(0, 1), reset_at=st.one_of(st.none(), times), flag=st.integers(0, 7)),
+    "setting": st.builds(journal.Setting, name=st.text(max_size=30), value=st.one_of(st.none(), st.text(max_size=30))),
+}
+events = st.sampled_from(journal.KINDS).flatmap(lambda kind: st.builds(
+    lambda seq, time, card, body: Event(f"{DEVICE}-{seq}", DEVICE, seq, time, kind, card, body),
+    st.integers(1, 10**9), times, cards if kind != "setting" else st.none(), bodies[kind]))
 
 
 @given(events)

@@ -12,6 +12,7 @@ from studytool.config import Settings
 from studytool.decks.loader import load_decks
 from studytool.decks.model import Card, Deck
 from studytool.study.rename import follow, renames
+from studytool.study.records import format_time, schedule_row
 from studytool.study.store import Answer, Schedule, Store, open_store
 
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
@@ -42,15 +43,28 @@ def record_old_database(path) -> None:
     """A database as studytool wrote it before the rename (schema 2), under the deck's old id."""
     con = sqlite3.connect(path, isolation_level=None)
     con.row_factory = sqlite3.Row
-    old = Store(con, path)
-    old.migrate(2)
+    Store(con, path).migrate(2)
     for n, card in enumerate(["emb-vs-onehot", "ln-formula-cs336", "gen-emb-params"]):
-        old.record(answer(f"{OLD}/{card}", minutes=n), lambda prior, n=n: schedule(n + 1, reviewed=n))
-        old.record(answer(f"{OLD}/{card}", minutes=10 + n), lambda prior, n=n: schedule(n + 4, reviewed=10 + n))
-    old.record(answer(f"{OLD}/a-card-since-removed"), lambda prior: schedule(9))
-    old.record(answer(f"{OLD}/emb-vs-onehot", minutes=30, mode="quiz"))
-    old.record(answer("p47-encoder/s2s-definition"), lambda prior: schedule(2))
+        record_in_schema_2(con, answer(f"{OLD}/{card}", minutes=n), schedule(n + 1, reviewed=n))
+        record_in_schema_2(con, answer(f"{OLD}/{card}", minutes=10 + n), schedule(n + 4, reviewed=10 + n))
+    record_in_schema_2(con, answer(f"{OLD}/a-card-since-removed"), schedule(9))
+    record_in_schema_2(con, answer(f"{OLD}/emb-vs-onehot", minutes=30, mode="quiz"), None)
+    record_in_schema_2(con, answer("p47-encoder/s2s-definition"), schedule(2))
     con.close()
+
+
+def record_in_schema_2(con: sqlite3.Connection, given: Answer, after: Schedule | None) -> None:
+    """An answer as studytool recorded it then: its log row with the schedule it found, then the card's new one."""
+    found = con.execute("SELECT deck, state, step, stability, difficulty, due, last_review FROM cards WHERE key = ?",
+                        (given.card,)).fetchone()
+    con.execute("INSERT INTO reviews (card, topic, time, mode, rating, correct, answer, seed, params, duration_ms, prior)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?)",
+                (given.card, given.topic, format_time(given.time), given.mode, given.rating, int(given.correct),
+                 given.answer, given.seed, given.duration_ms, json.dumps(dict(found)) if found else None))
+    if after is not None:
+        con.execute("INSERT OR REPLACE INTO cards (key, deck, state, step, stability, difficulty, due, last_review)"
+                    " VALUES (:key, :deck, :state, :step, :stability, :difficulty, :due, :last_review)",
+                    {"key": given.card, "deck": given.card.split("/")[0], **schedule_row(after)})
 
 
 def new_key(key: str) -> str:

@@ -111,7 +111,7 @@ def test_migrating_a_first_schema_database_keeps_its_progress(tmp_path):
     make_v1(path)
     assert check_database(path) == 1
     with open_store(path) as store:
-        assert store.version() == SCHEMA_VERSION == 6
+        assert store.version() == SCHEMA_VERSION == 7
         assert store.schedule("d/c1").stability == 3.5
         assert store.answers_total() == 1
         # what migration 2 added works
@@ -120,7 +120,7 @@ def test_migrating_a_first_schema_database_keeps_its_progress(tmp_path):
         store.record(answer())
         assert [r.topic for r in store.log_since(T0 - timedelta(days=1))] == [None, "layernorm"]
         versions = [r[0] for r in store.con.execute("SELECT version FROM migrations ORDER BY version")]
-        assert versions == [1, 2, 3, 4, 5, 6]
+        assert versions == [1, 2, 3, 4, 5, 6, 7]
 
 
 def test_newer_schema_is_refused_and_untouched(tmp_path):

@@ -198,9 +198,11 @@ def test_a_damaged_line_in_the_middle_is_skipped_and_the_rest_is_read(homes):
 def test_a_journal_from_a_newer_studytool_is_refused_in_one_line(homes):
     laptop, desktop = homes[:2]
     path = journal.path_of(laptop.folder, "0123456789abcdef")
-    path.write_text(json.dumps({"v": 2, "id": "0123456789abcdef-1"}) + "\n")
+    newer = journal.SCHEMA + 1
+    path.write_text(json.dumps({"v": newer, "id": "0123456789abcdef-1"}) + "\n")
     report = desktop.sync(START)
-    assert report["problems"] == [f"{path}: written by a newer studytool (journal schema 2); upgrade studytool to read it"]
+    assert report["problems"] == [f"{path}: written by a newer studytool (journal schema {newer}); "
+                                  "upgrade studytool to read it"]
     assert report["read"] == 0
 
 
