@@ -31,18 +31,19 @@ SUFFIX = ".jsonl"
 
 # A line as this version writes it, field by field: msgspec checks a line against these types as it reads it
 # (in C: a sync reads 100,000 lines), so a crafted line with a right checksum gets no further than a torn one.
-# What types cannot say (a real date, a setting studytool knows) `sync._valid` asks.
-_Time = Annotated[str, Meta(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")]   # as `records.format_time` writes it
-_Card = Annotated[str, Meta(min_length=3, max_length=512, pattern=r"^[^/]+/.")]
+# What types cannot say (a time that exists, a setting studytool knows) `sync._valid` asks; a memo is taken only
+# where it names a schedule the replay reached and a result of the form `sync._text` writes (`sync._walk`).
+_ID = "[a-z0-9][a-z0-9-]{0,99}"   # a deck's or card's id, as decks/fields.py allows one
+_Card = Annotated[str, Meta(pattern=f"^{_ID}/{_ID}$")]
+_Time = Annotated[str, Meta(min_length=27, max_length=27)]   # as `records.format_time` writes one
 _Binary = Annotated[int, Meta(ge=0, le=1)]
-_Schedule = Optional[tuple[Literal[1, 2, 3], Optional[Annotated[int, Meta(ge=0, lt=1000)]], Optional[float],
-                           Optional[float], _Time, Optional[_Time]]]   # state, step, stability, difficulty, due, last review
+_Text = Optional[Annotated[str, Meta(max_length=400)]]
 
 
 class Answer(Struct, forbid_unknown_fields=True):
-    card: _Card
-    topic: Optional[str]
-    time: _Time
+    card: str
+    topic: Optional[Annotated[str, Meta(max_length=200)]]
+    time: str
     mode: Literal["quiz", "review", "implicit"]
     rating: Annotated[int, Meta(ge=1, le=4)]
     correct: _Binary
@@ -50,9 +51,9 @@ class Answer(Struct, forbid_unknown_fields=True):
     seed: Optional[int]
     params: dict[str, Any]
     duration_ms: int
-    prior: _Schedule = None    # the memo (schema 2): the schedule before the answer,
-    after: _Schedule = None    # the one it left,
-    memo: Optional[Annotated[str, Meta(pattern=r"^[0-9a-f]{16}:\d{1,9}$")]] = None   # and what that was worked out under
+    prior: _Text = None   # the memo (schema 2): the schedule before the answer, as its `prior` holds one,
+    after: _Text = None   # the one it left,
+    memo: _Text = None    # and what that was worked out under
 
 
 class Retract(Struct, forbid_unknown_fields=True):

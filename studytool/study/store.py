@@ -398,7 +398,8 @@ def open_store(path: Path, *, create: bool = True, backups: bool = True) -> Stor
         guard = Guard(path, backups=backups, background=create)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        con = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        # `sync` has the log's indexes made by a thread of its own while it replays (`sync._Background`)
+        con = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
     except (OSError, sqlite3.Error) as error:
         raise cannot_write(path, error) from None
     con.row_factory = sqlite3.Row

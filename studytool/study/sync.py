@@ -33,7 +33,9 @@ import gc
 import hashlib
 import json
 import os
+import re
 import secrets
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -52,10 +54,14 @@ from studytool.study.journal import Event
 from studytool.study.records import BadRow, format_time, parse_time, schedule_from_row, schedule_row
 from studytool.study.store import Schedule, Store
 
+_NUMBER = r"(?:null|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)"
+_TIME = r'"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z"'
+SCHEDULE_TEXT = re.compile(   # a schedule as `_text` writes it: what a memo's `after` must be to be taken
+    rf'\{{"deck": "[a-z0-9][a-z0-9-]{{0,99}}", "state": (?P<state>[123]), "step": (?:null|\d{{1,3}}), '
+    rf'"stability": {_NUMBER}, "difficulty": {_NUMBER}, "due": {_TIME}, "last_review": (?:null|{_TIME})\}}')
 DEVICE_SETTING = "sync_device"      # a raw settings row, never journaled: this home's own
 LOCAL_SETTINGS = ("sync_dir",)      # `config` keys that stay on this computer
 ANSWER_COLUMNS = ("card", "topic", "time", "mode", "rating", "correct", "answer", "seed", "params", "duration_ms")
-SCHEDULE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review")   # a schedule in a memo, in order
 FLAG_COLUMNS = ("suspended", "buried_until", "leech", "reset_at", "flag")
 STALE = timedelta(days=1)
 LOCK_SUFFIX = ".sync-lock"          # beside the database: taken by a running sync; holds the last sync's time
@@ -138,10 +144,9 @@ def sync(store: Store, folder: Path, now: datetime) -> Report:
         with store.transaction() as con, _no_collection():
             decisions = _journal_decisions(con, device, format_time(now))
             answers = _name_answers(con, device)
-            stored = con.execute("SELECT max(id) FROM reviews").fetchone()[0] or 0   # the answers before this sync
             fresh = _read_others(con, folder, device, report)
             arrived, touched = _apply(con, fresh)
-            _replay(store, touched | {card for _id, card in answers} | set(decisions), arrived, stored)
+            _replay(store, touched | {card for _id, card in answers} | set(decisions), arrived)
             _journal_answers(con, device, answers)
         report.rebuilt = _write_journal(store, folder, device)
         _note_synced(lock, now)
@@ -236,16 +241,14 @@ def _journal_decisions(con: Any, device: str, now: str) -> list[str | None]:
 
 def _journal_answers(con: Any, device: str, answers: list[tuple[int, str]]) -> None:
     """The events of this home's newly named answers, each with the schedule the replay gave it (its memo)."""
-    columns = ", ".join((*ANSWER_COLUMNS, "prior", "memo"))
+    columns = ", ".join((*ANSWER_COLUMNS, "prior", "after", "memo"))
     for chunk in _chunks([row_id for row_id, _card in answers]):
         rows = con.execute(f"SELECT event, {columns} FROM reviews WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
         events = []
         for row in rows:
             body = {name: row[name] for name in ANSWER_COLUMNS}
             body["params"] = json.loads(body["params"] or "{}")
-            memo = json.loads(row["memo"]) if row["memo"] else None
-            body.update(prior=_listed(row["prior"]), after=tuple(memo[1:]) if memo else None,
-                        memo=memo[0] if memo else None)
+            body.update(prior=row["prior"], after=row["after"], memo=row["memo"])
             events.append((device, int(row["event"].rpartition("-")[2]), row["time"], "answer", row["card"],
                            _body_text(body)))
         con.executemany("INSERT INTO sync_events (device, seq, time, kind, card, body) VALUES (?, ?, ?, ?, ?, ?)",
@@ -327,9 +330,9 @@ def _write_journal(store: Store, folder: Path, device: str) -> bool:
 
 
 def _read_others(con: Any, folder: Path, device: str, report: Report) -> list[Event]:
-    """The events of the other devices' journals that this home has not seen, stored (an answer as its row in
-    `reviews`, with the schedule its journal says it found: the replay changes that where it finds another);
-    where reading stopped is noted for each (before the first bad line, read again next time)."""
+    """The events of the other devices' journals that this home has not seen, stored but for the answers (the
+    replay stores them with the schedule each found); where reading stopped is noted for each (before the first
+    bad line, read again next time)."""
     read = {name: (offset, line) for name, offset, line in con.execute("SELECT device, offset, line FROM sync_read")}
     fresh: list[Event] = []
     for other in journal.devices_in(folder):
@@ -346,23 +349,9 @@ def _read_others(con: Any, folder: Path, device: str, report: Report) -> list[Ev
         if end != read.get(other):
             con.execute("INSERT OR REPLACE INTO sync_read (device, offset, line) VALUES (?, ?, ?)", (other, *end))
         fresh.extend(events)
-    _add_answers(con, [_answer_row(event) for event in fresh if event.kind == "answer"])
     return fresh
 
 
-def _add_answers(con: Any, rows: list[tuple[Any, ...]]) -> None:
-    """Store the answers that arrived. When more arrive than are stored (a new computer's first sync), the log's
-    indexes are made again after them rather than kept up answer by answer: sorting once is the faster, as for
-    any bulk load. The index that keeps an answer from being stored twice stays."""
-    rebuilt = []
-    if len(rows) > con.execute("SELECT count(*) FROM reviews").fetchone()[0]:
-        rebuilt = con.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reviews'"
-                              " AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%'").fetchall()
-    for name, _sql in rebuilt:
-        con.execute(f'DROP INDEX "{name}"')
-    con.executemany(_ADD_SQL, rows)
-    for _name, sql in rebuilt:
-        con.execute(sql)
 
 
 def _known(con: Any, device: str, line: int) -> set[int]:
@@ -465,16 +454,14 @@ def _setting_ok(name: str, value: str | None) -> bool:
 
 
 def _apply(con: Any, events: list[Event]) -> tuple[list[Event], set[str]]:
-    """Bring the new events into the tables (their answers are there already); the answers that stay, and the
-    cards whose schedule must be replayed."""
+    """Bring the new events into the tables but for the answers; the answers to add (none retracted), and the cards
+    whose schedule must be replayed."""
     touched, flagged, settings = set(), set(), set()
     retracted = {event for (event,) in con.execute(   # a retraction may come first: its answer's line was damaged
         "SELECT json_extract(body, '$.event') FROM sync_events WHERE kind != 'answer' AND kind = 'retract'")}
     arrived = []
     for event in events:
-        if event.kind == "answer" and event.event in retracted:
-            con.execute("DELETE FROM reviews WHERE event = ?", (event.event,))
-        elif event.kind == "answer":
+        if event.kind == "answer" and event.event not in retracted:
             arrived.append(event)
             touched.add(event.card)
         elif event.kind == "retract":
@@ -513,38 +500,16 @@ class _Deck:
     under: str
 
 
-# An answer's schedule before it, as its `prior` holds it, and its memo: what the result was worked out under
-# and the result. SQLite writes both (in C: a sync writes 100,000 of them), from a schedule's fields; its 15
-# digits hold every stability and difficulty exactly (the scheduler keeps 4 and 3 decimals, as Anki does).
-_PRIOR_SQL = ("CASE WHEN ? IS NULL THEN NULL ELSE json_object('deck', ?, 'state', ?, 'step', ?, 'stability', ?,"
-              " 'difficulty', ?, 'due', ?, 'last_review', ?) END")
-_MEMO_SQL = "CASE WHEN ? IS NULL THEN NULL ELSE json_array(?, ?, ?, ?, ?, ?, ?) END"
-_ADD_SQL = (f"INSERT OR IGNORE INTO reviews ({', '.join(ANSWER_COLUMNS)}, event, prior, prior_state, memo)"
-            f" VALUES ({', '.join('?' * len(ANSWER_COLUMNS))}, ?, {_PRIOR_SQL}, ?, {_MEMO_SQL})")
-_MOVE_SQL = f"UPDATE reviews SET prior = {_PRIOR_SQL}, prior_state = ?, memo = {_MEMO_SQL} WHERE id = ?"
-_MOVE_ARRIVED_SQL = f"UPDATE reviews SET prior = {_PRIOR_SQL}, prior_state = ?, memo = {_MEMO_SQL} WHERE event = ?"
-_NOTHING = (None,) * len(SCHEDULE_FIELDS)
+_ADD_SQL = (f"INSERT INTO reviews ({', '.join(ANSWER_COLUMNS)}, event, prior, prior_state, memo, after)"
+            f" VALUES ({', '.join('?' * len(ANSWER_COLUMNS))}, ?, ?, ?, ?, ?)")
+_MOVED_SQL = "UPDATE reviews SET prior = ?, prior_state = ?, memo = ?, after = ? WHERE {} = ?"
 
 
-def _found(deck: str, prior: list[Any] | None, under: str | None, after: list[Any] | None) -> tuple[Any, ...]:
-    """The parameters of _PRIOR_SQL, prior_state and _MEMO_SQL for an answer's schedule before it and its memo."""
-    return (prior and 1, deck, *(prior or _NOTHING), prior[0] if prior else None,
-            under, under, *(after or _NOTHING))
-
-
-def _answer_row(event: Event) -> tuple[Any, ...]:
-    """The parameters of _ADD_SQL for an answer from another device's journal."""
-    body = event.body
-    params = json.dumps(body.params, ensure_ascii=False) if body.params else "{}"
-    return (event.card, body.topic, event.time, body.mode, body.rating, body.correct, body.answer, body.seed, params,
-            body.duration_ms, event.event, *_found(event.card.split("/", 1)[0], body.prior, body.memo, body.after))
-
-
-def _replay(store: Store, cards: set[str | None], arrived: list[Event], stored: int) -> None:
-    """Each card's schedule from its merged history (the answers stored before this sync, up to row `stored`, and
-    those that `arrived`), answer by answer, through the same scheduler, taking each answer's memo where it applies
-    (the module's docstring); each answer's `prior` (what `:undo` puts back, what stats count by) is the schedule
-    the replay found before it."""
+def _replay(store: Store, cards: set[str | None], arrived: list[Event]) -> None:
+    """Each card's schedule from its merged history (its answers stored here and those that `arrived`, which are
+    stored with it), answer by answer, through the same scheduler, taking each answer's memo where it applies (the
+    module's docstring); each answer's `prior` (what `:undo` puts back, what stats count by) is the schedule the
+    replay found before it."""
     keys = sorted(card for card in cards if card is not None)
     if not keys:
         return   # nothing to replay: fsrs is not even imported
@@ -552,64 +517,134 @@ def _replay(store: Store, cards: set[str | None], arrived: list[Event], stored: 
     from studytool.study.scheduler import Scheduler
 
     con, rules = store.con, study_rules(store)   # read now: the merge may have changed the settings
-    decks: dict[str, _Deck] = {}
+    decks = {deck: Scheduler(rules(deck)) for deck in {key.split("/", 1)[0] for key in keys}}
+    replaying = {deck: _Deck(scheduler, _worked_out_under(scheduler.rules)) for deck, scheduler in decks.items()}
     resets = dict(con.execute("SELECT key, reset_at FROM card_flags WHERE reset_at IS NOT NULL"))
-    coming: dict[str, list[tuple[Any, ...]]] = {}
+    stored = con.execute("SELECT count(*) FROM reviews").fetchone()[0]
+    histories: dict[str, list[tuple[Any, ...]]] = {}
+    for row in _stored_history(con, keys, whole=stored < len(arrived)):
+        device, _dash, seq = (row[3] or "").rpartition("-")
+        histories.setdefault(row[0], []).append((row[2], device, int(seq) if seq.isdigit() else 0, row[1], row))
     for event in arrived:   # (time, device, seq, None, event): a new answer sorts among the stored ones
-        coming.setdefault(event.card, []).append((event.time, event.device, event.seq, None, event))
-    moved, moved_arrived = [], []
-    for chunk in _chunks(keys):
-        before: dict[str, list[tuple[Any, ...]]] = {}
-        for row in _stored_history(con, chunk, stored, len(arrived)):
-            device, _dash, seq = (row[3] or "").rpartition("-")
-            before.setdefault(row[0], []).append((row[2], device, int(seq) if seq.isdigit() else 0, row[1], row))
-        for key in chunk:
+        histories.setdefault(event.card, []).append((event.time, event.device, event.seq, None, event))
+    # The new answers go in first, with the schedules their memos name, so that the log's indexes can be made
+    # again (a bulk load: more arrive than are stored) while the replay runs; it then changes what it found otherwise.
+    bulk = stored < len(arrived)
+    indexes = con.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reviews'"
+                          " AND sql IS NOT NULL").fetchall() if bulk else []
+    for name, _sql in indexes:
+        con.execute(f'DROP INDEX "{name}"')
+    con.executemany(_ADD_SQL, [_answer_row(event) for event in arrived])
+    moved: dict[str, list[tuple[Any, ...]]] = {"id": [], "event": []}
+    schedules = []
+    with _Background(con, [sql for _name, sql in indexes]):
+        for key in keys:
             deck = key.split("/", 1)[0]
-            if deck not in decks:
-                made = Scheduler(rules(deck))
-                decks[deck] = _Deck(made, _worked_out_under(made.rules))
-            history = sorted([*before.get(key, ()), *coming.get(key, ())])
+            history = sorted(histories.get(key, ()))
             try:
-                state, steps = _walk(key, history, resets.get(key), decks[deck], trusting=True)
+                state, steps = _walk(key, deck, history, resets.get(key), replaying[deck], trusting=True)
                 schedule = _schedule_of(state)
             except BadRow:   # a memo that names no schedule fsrs can use (crafted): every answer worked out
-                state, steps = _walk(key, history, resets.get(key), decks[deck], trusting=False)
+                state, steps = _walk(key, deck, history, resets.get(key), replaying[deck], trusting=False)
                 schedule = _schedule_of(state)
-            for entry, prior, under, after in steps:
+            for entry, found in steps:
                 if entry[3] is None:
-                    moved_arrived.append((*_found(deck, prior, under, after), entry[4].event))
+                    moved["event"].append((*found, entry[4].event))
                 else:
-                    moved.append((*_found(deck, prior, under, after), entry[3]))
-            if schedule is None:
-                con.execute("DELETE FROM cards WHERE key = ?", (key,))
-            else:
-                con.execute("INSERT OR REPLACE INTO cards (key, deck, state, step, stability, difficulty, due,"
-                            " last_review) VALUES (:key, :deck, :state, :step, :stability, :difficulty, :due,"
-                            " :last_review)", {"key": key, "deck": deck, **schedule_row(schedule)})
-    con.executemany(_MOVE_SQL, moved)
-    con.executemany(_MOVE_ARRIVED_SQL, moved_arrived)
+                    moved["id"].append((*found, entry[3]))
+            schedules.append((key, deck, schedule))
+    for column, rows in moved.items():
+        con.executemany(_MOVED_SQL.format(column), rows)
+    con.executemany("DELETE FROM cards WHERE key = ?", [(key,) for key, _deck, schedule in schedules if schedule is None])
+    con.executemany("INSERT OR REPLACE INTO cards (key, deck, state, step, stability, difficulty, due, last_review)"
+                    " VALUES (:key, :deck, :state, :step, :stability, :difficulty, :due, :last_review)",
+                    [{"key": key, "deck": deck, **schedule_row(schedule)}
+                     for key, deck, schedule in schedules if schedule is not None])
 
 
-def _stored_history(con: Any, keys: list[str], stored: int, arrived: int) -> list[Any]:
-    """The answers to `keys` stored before this sync (rows up to `stored`): by the card index, or, when fewer rows
-    were stored than arrived (a new computer), by reading those rows in order instead of the index's many more."""
-    columns = "card, id, time, event, mode, rating, prior, memo"
-    if stored < arrived:
+def _answer_row(event: Event) -> tuple[Any, ...]:
+    """An answer from another device's journal as _ADD_SQL stores it, with its memo: its `prior` as the replay
+    compares it (None: not a schedule of the form `_text` writes, which the replay never finds)."""
+    body = event.body
+    params = json.dumps(body.params, ensure_ascii=False) if body.params else "{}"
+    prior = SCHEDULE_TEXT.fullmatch(body.prior) if body.prior else None
+    return (event.card, body.topic, event.time, body.mode, body.rating, body.correct, body.answer, body.seed, params,
+            body.duration_ms, event.event, body.prior if prior else None, int(prior["state"]) if prior else None,
+            body.memo, body.after)
+
+
+def _stored_history(con: Any, keys: list[str], *, whole: bool) -> Iterator[Any]:
+    """The answers stored to `keys`: by the card index, or (`whole`: fewer are stored than arrive, as on a new
+    computer) by reading the log in order rather than the index's many more lookups."""
+    columns = "card, id, time, event, mode, rating, prior, memo, after"
+    if whole:
         wanted = set(keys)
-        return [row for row in con.execute(f"SELECT {columns} FROM reviews NOT INDEXED WHERE id <= ?", (stored,))
-                if row[0] in wanted]
-    return con.execute(f"SELECT {columns} FROM reviews WHERE card IN ({', '.join('?' * len(keys))}) AND id <= ?",
-                       (*keys, stored)).fetchall()
+        yield from (row for row in con.execute(f"SELECT {columns} FROM reviews") if row[0] in wanted)
+        return
+    for chunk in _chunks(keys):
+        yield from con.execute(f"SELECT {columns} FROM reviews WHERE card IN ({', '.join('?' * len(chunk))})", chunk)
 
 
-def _walk(key: str, history: list[tuple[Any, ...]], reset: str | None, replaying: _Deck, *,
-          trusting: bool) -> tuple[list[Any] | None, list[tuple[Any, ...]]]:
-    """One card's history replayed, in order: the schedule it ends with, and each answer whose prior or memo the
-    replay changed, as (its history entry, prior, under, after)."""
+class _Background:
+    """SQL statements run by a thread of their own on the store's connection while this thread goes on without it
+    (SQLite lets go of Python's lock for a whole statement, so on two cores the two overlap). The `with` block's
+    end waits for the last statement and raises what one raised; left by an exception (Ctrl-C), it interrupts the
+    statement running and waits for it, so that the transaction is rolled back whole."""
+
+    def __init__(self, con: Any, statements: list[str]):
+        self.con, self.statements = con, statements
+        self.error: BaseException | None = None
+        self.stopping = False
+        self.thread = threading.Thread(target=self._run, name="studytool-sync-index", daemon=True)
+
+    def __enter__(self) -> _Background:
+        if self.statements:
+            self.thread.start()
+        return self
+
+    def _run(self) -> None:
+        for statement in self.statements:
+            if self.stopping:
+                return
+            try:
+                self.con.execute(statement)
+            except BaseException as error:   # handed to the replaying thread at the end of the block
+                self.error = error
+                return
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        if not self.statements:
+            return
+        try:
+            if kind is not None:
+                self._stop()
+            self.thread.join()
+        except BaseException:   # Ctrl-C while waiting
+            self._stop()
+            raise
+        if kind is None and self.error is not None:
+            raise self.error
+
+    def _stop(self) -> None:
+        self.stopping = True
+        self.con.interrupt()
+        while self.thread.is_alive():
+            try:
+                self.thread.join()
+            except BaseException:   # another Ctrl-C: the statement stops at its next step; wait for it all the same
+                self.con.interrupt()
+
+
+def _walk(key: str, deck: str, history: list[tuple[Any, ...]], reset: str | None, replaying: _Deck, *,
+          trusting: bool) -> tuple[str | None, list[tuple[Any, ...]]]:
+    """One card's history replayed, in order: the schedule it ends with (as an answer's `prior` holds it), and each
+    answer whose prior or memo the replay changed, with what the replay found: (its history entry, (prior, prior
+    state, under, after))."""
     from studytool.study.implicit import change
 
     scheduler = replaying.scheduler
-    state: list[Any] | None = None
+    state: str | None = None
+    number: int | None = None          # its state (learning, review, relearning)
     schedule: Schedule | None = None   # `state` as a Schedule, once worked with
     reps, steps = 0, []
     for entry in history:
@@ -618,18 +653,15 @@ def _walk(key: str, history: list[tuple[Any, ...]], reset: str | None, replaying
             body = entry[4].body
             mode, rating, had_prior, had_under, had_after = body.mode, body.rating, body.prior, body.memo, body.after
         else:
-            _card, _id, _time, _event, mode, rating, prior_text, memo_text = entry[4]
-            had_prior, had_under, had_after = _listed(prior_text), None, None
-            if memo_text:
-                memo = json.loads(memo_text)
-                had_under, had_after = memo[0], tuple(memo[1:])
+            _card, _id, _time, _event, mode, rating, had_prior, had_under, had_after = entry[4]
         if reset is not None and time >= reset:
-            state, schedule, reset = None, None, None
-        found, result, under = state, None, None
+            state, number, schedule, reset = None, None, None, None
+        found, found_number, result, under = state, number, None, None
         if mode == "review" or (mode == "implicit" and state is not None):
             under = f"{replaying.under}:{reps}"
-            if trusting and had_under == under and had_prior == state:
-                result, schedule = had_after, None
+            taken = trusting and had_under == under and had_prior == state and SCHEDULE_TEXT.fullmatch(had_after or "")
+            if taken:
+                result, number, schedule = had_after, int(taken["state"]), None
             else:
                 if schedule is None and state is not None:
                     schedule = _schedule_of(state)
@@ -638,24 +670,21 @@ def _walk(key: str, history: list[tuple[Any, ...]], reset: str | None, replaying
                     schedule = scheduler.answer(schedule, rating, when, key=key, reps=reps)
                 else:
                     schedule = change(schedule, rating, when, scheduler, key=key, reps=reps) or schedule
-                result = tuple(schedule_row(schedule).values())
+                result, number = _text(deck, schedule), schedule.state
             state = result
             reps += mode == "review"
         if (had_prior, had_under, had_after) != (found, under, result):
-            steps.append((entry, found, under, result))
+            steps.append((entry, (found, found_number, under, result)))
     return state, steps
 
 
-def _listed(prior: str | None) -> tuple[Any, ...] | None:
-    """A stored `prior` (JSON, as `Store.record` or `_PRIOR_SQL` writes it) as a memo's schedule."""
-    if prior is None:
-        return None
-    found = json.loads(prior)
-    return tuple(found.get(name) for name in SCHEDULE_FIELDS)
+def _text(deck: str, schedule: Schedule) -> str:
+    """A schedule as an answer's `prior` holds it: its `cards` row as JSON, as `Store.record` writes it."""
+    return json.dumps({"deck": deck, **schedule_row(schedule)})
 
 
-def _schedule_of(state: list[Any] | None) -> Schedule | None:
-    return None if state is None else schedule_from_row(dict(zip(SCHEDULE_FIELDS, state)))
+def _schedule_of(text: str | None) -> Schedule | None:
+    return None if text is None else schedule_from_row(json.loads(text))
 
 
 def _worked_out_under(rules: Any) -> str:

@@ -21,10 +21,14 @@ NOW = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 
 times = st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(9000, 12, 31),
                      timezones=st.just(timezone.utc)).map(format_time)
-cards = st.from_regex(r"[a-z0-9-]{1,12}/[a-z0-9.-]{1,20}", fullmatch=True)
+cards = st.from_regex(r"[a-z0-9][a-z0-9-]{0,11}/[a-z0-9][a-z0-9-]{0,19}", fullmatch=True)
 numbers = st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False))
-schedules = st.one_of(st.none(), st.tuples(st.sampled_from([1, 2, 3]), st.one_of(st.none(), st.integers(0, 999)),
-                                           numbers, numbers, times, st.one_of(st.none(), times)))
+schedules = st.one_of(st.none(), st.builds(
+    lambda deck, state, step, stability, difficulty, due, last: json.dumps(
+        {"deck": deck, "state": state, "step": step, "stability": stability, "difficulty": difficulty, "due": due,
+         "last_review": last}),
+    st.from_regex(r"[a-z0-9][a-z0-9-]{0,11}", fullmatch=True), st.sampled_from([1, 2, 3]), st.one_of(st.none(), st.integers(0, 999)),
+    numbers, numbers, times, st.one_of(st.none(), times)))
 answers = st.builds(
     journal.Answer, card=cards, topic=st.one_of(st.none(), st.text(max_size=20)), time=times,
     mode=st.sampled_from(["quiz", "review", "implicit"]), rating=st.integers(1, 4), correct=st.integers(0, 1),
