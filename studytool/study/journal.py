@@ -134,11 +134,14 @@ def _checksum(document: dict[str, Any]) -> str:
 
 def _signed(line: bytes, found: str) -> bool:
     """Whether `found` is the checksum of the line's document. A line as `line_of` writes it is that document's
-    text with the `sum` member added, so its bytes without that member are hashed as they lie; any other spelling
-    of the same document is put in that form first."""
-    head, member, tail = line.rstrip(b"\n").partition(f',"sum":"{found}"'.encode())
-    if member and hashlib.sha256(head + tail).hexdigest()[:16] == found:
-        return True
+    text with the `sum` member added (the last member but two: keys are sorted, `body` first), so its bytes
+    without that member are hashed as they lie; any other spelling of the same document is put in that form first."""
+    at = line.rfind(b',"sum":"')
+    if at >= 0 and line[at + 8:at + 25] == f'{found}"'.encode():
+        digest = hashlib.sha256(line[:at])
+        digest.update(line[at + 9 + len(found):])
+        if digest.hexdigest()[:16] == found:
+            return True
     document = json.loads(line)
     return document.pop("sum", None) == found == _checksum(document)
 

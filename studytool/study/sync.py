@@ -99,6 +99,20 @@ def folder_of(text: str) -> Path:
     return folder.resolve()
 
 
+def remember(store: Store, given: str | None) -> Path | None:
+    """The sync folder: `given` (remembered as `config sync_dir`, written only when it changes: a sync with nothing
+    new writes nothing), else the one remembered, else None."""
+    from studytool.study import settings
+
+    if given is None:
+        remembered = settings.get(store, "sync_dir")
+        return folder_of(remembered) if remembered else None
+    folder = folder_of(given)
+    if settings.get(store, "sync_dir") != str(folder):
+        settings.put(store, "sync_dir", str(folder))
+    return folder
+
+
 def _lock_path(store: Store) -> Path:
     return Path(f"{store.path}{LOCK_SUFFIX}")
 

@@ -8,9 +8,11 @@ are exchanged, shows the same cards and the same answers).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -321,6 +323,99 @@ def test_status_names_the_folder_the_devices_and_what_waits(homes):
     assert status["folder"] == str(laptop.folder.resolve())
     assert status["to_write"] > 0 and status["to_read"] == len(journal_lines(desktop))
     assert {d["device"] for d in status["devices"]} == {device_of(laptop), device_of(desktop)}
+
+
+def study_apart(laptop: Home, desktop: Home, days: int = 6) -> datetime:
+    """Two computers study on alternate days, syncing between, and answer the same cards before one sync."""
+    rng = random.Random(21)
+    for day in range(days):
+        now = START + timedelta(days=day, hours=rng.randint(0, 8))
+        first, second = (laptop, desktop) if day % 2 else (desktop, laptop)
+        first.review(now, rng)
+        if day == 3:
+            second.review(now + timedelta(minutes=3), rng)   # both, before either syncs: memos that do not apply
+        first.sync(now + timedelta(minutes=5))
+        second.sync(now + timedelta(minutes=6))
+    end = START + timedelta(days=days + 1)
+    for home in (laptop, desktop):
+        home.sync(end)
+    return end
+
+
+def as_schema_1(folder: Path, into: Path) -> Path:
+    """The journals in `folder` as the previous release wrote them: no answer carries its memo."""
+    into.mkdir()
+    for device in journal.devices_in(folder):
+        lines = journal.path_of(folder, device).read_bytes().splitlines()
+        journal.path_of(into, device).write_bytes(
+            b"".join(journal.line_of(journal.event_of(line, device), schema=1) for line in lines))
+    return into
+
+
+def test_a_replay_that_takes_the_memos_gives_what_working_every_answer_out_gives(homes, tmp_path):
+    from studytool.study.schema import schema_problem
+
+    laptop, desktop, tablet = homes
+    end = study_apart(laptop, desktop)
+    worked_out = Home(tmp_path, "worked-out", as_schema_1(laptop.folder, tmp_path / "Sync-1"), laptop.decks)
+    tablet.sync(end)
+    assert worked_out.sync(end)["read"] == tablet.sync(end)["read"] + len(tablet.log()) > 0
+    same_progress([laptop, desktop, tablet, worked_out], end)
+    with sqlite3.connect(tablet.home / "studytool.db") as con:   # its indexes were made again after a bulk load
+        assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)] and schema_problem(con) is None
+        assert con.execute("SELECT count(*) FROM reviews WHERE memo IS NULL AND mode = 'review'").fetchone()[0] == 0
+
+
+def test_memos_worked_out_in_another_time_zone_are_worked_out_again(homes, tmp_path):
+    laptop, desktop, tablet = homes
+    end = study_apart(laptop, desktop)
+    worked_out = Home(tmp_path, "worked-out", as_schema_1(laptop.folder, tmp_path / "Sync-1"), laptop.decks)
+    for home in (tablet, worked_out):
+        result = CliRunner().invoke(app, ["--deck-path", str(home.decks), "sync", str(home.folder)],
+                                    env={**home.env(end), "TZ": "Pacific/Auckland"})   # days start 11-13 hours earlier
+        assert result.exit_code == 0, result.output
+    assert tablet.schedules() == worked_out.schedules() != laptop.schedules()
+
+
+def test_a_memo_naming_a_schedule_fsrs_cannot_use_is_not_taken(homes, tmp_path):
+    laptop, desktop = homes[:2]
+    end = study_apart(laptop, desktop)
+    path = journal.path_of(laptop.folder, device_of(laptop))
+    lines = path.read_bytes().splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if json.loads(line)["kind"] == "answer")
+    document = json.loads(lines[last])
+    after = json.loads(document["body"]["after"])
+    document["body"]["after"] = json.dumps({**after, "stability": -5.0})   # its form is right; fsrs cannot use it
+    del document["sum"]
+    text = json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    document["sum"] = hashlib.sha256(text.encode()).hexdigest()[:16]
+    lines[last] = (json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode()
+    crafted = tmp_path / "Crafted"
+    shutil.copytree(laptop.folder, crafted)
+    journal.path_of(crafted, device_of(laptop)).write_bytes(b"".join(lines))
+    fresh = Home(tmp_path, "fresh", crafted, laptop.decks)
+    assert fresh.sync(end)["problems"] == []
+    assert fresh.schedules() == laptop.schedules()   # the crafted card's answers worked out, as the laptop did
+
+
+def test_a_sync_with_nothing_new_writes_nothing(homes):
+    laptop, desktop = homes[:2]
+    laptop.review(START, random.Random(22))
+    laptop.sync(START)
+    desktop.sync(START)
+    db = desktop.home / "studytool.db"
+
+    def written() -> list:   # the database and its backups, as the file system has them
+        return sorted((path.name, path.stat().st_size, path.stat().st_mtime_ns) for path in desktop.home.rglob("*.db"))
+
+    before = written()
+    report = desktop.sync(START + timedelta(hours=5))
+    assert (report["written"], report["read"], report["cards"], report["problems"]) == (0, 0, 0, [])
+    assert written() == before
+    wal = Path(f"{db}-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+    status = json.loads(desktop.run(START + timedelta(hours=5), "sync", "--status", "--json"))
+    assert status["last_sync"].startswith((START + timedelta(hours=5)).strftime("%Y-%m-%dT%H:%M"))
 
 
 def test_review_and_stats_remind_when_the_last_sync_is_over_a_day_old(homes):

@@ -29,16 +29,15 @@ def sync_command(
 
     ctx.obj.check_home()
     with open_store(ctx.obj.db_path, create=not show_status) as store:
-        if folder is not None and not show_status:
-            settings.put(store, "sync_dir", str(sync.folder_of(folder)))
-        remembered = folder or settings.get(store, "sync_dir")
         if show_status:
+            remembered = folder or settings.get(store, "sync_dir")
             found = sync.status(store, sync.folder_of(remembered) if remembered else None)
             print_json(found.to_json()) if as_json else render_status(console(), found)
             return
-        if not remembered:
+        remembered = sync.remember(store, folder)
+        if remembered is None:
             raise StudytoolError(_("no sync folder yet: `studytool sync DIR` names one (it is remembered)"))
-        report = sync.sync(store, sync.folder_of(remembered), now())
+        report = sync.sync(store, remembered, now())
     for problem in report.problems:
         err_console().print(problem, markup=False, highlight=False)
     if as_json:
