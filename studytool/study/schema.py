@@ -114,7 +114,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "DROP TRIGGER reviews_prior_state_update",
         "CREATE TABLE sync_log (device TEXT NOT NULL, seq INTEGER NOT NULL, time TEXT NOT NULL, kind TEXT NOT NULL,"
         " card TEXT, body TEXT, PRIMARY KEY (device, seq)) WITHOUT ROWID",
-        "INSERT INTO sync_log SELECT device, seq, time, kind, card, body FROM sync_events",
+        "INSERT INTO sync_log SELECT device, seq, time, kind, card, body FROM sync_events"
+        " WHERE kind != 'answer' OR device = (SELECT value FROM settings WHERE name = 'sync_device')",
         "DROP TABLE sync_events",
         "ALTER TABLE sync_log RENAME TO sync_events",
         "CREATE INDEX sync_events_kind ON sync_events (kind, card) WHERE kind != 'answer'",

@@ -44,11 +44,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
 
+import msgspec
+
 from studytool.config import CLOCK_YEARS
 from studytool.errors import StudytoolError
 from studytool.i18n import _
-import msgspec
-
 from studytool.study import journal
 from studytool.study.journal import Event
 from studytool.study.records import BadRow, format_time, parse_time, schedule_from_row, schedule_row
@@ -210,13 +210,13 @@ def _event_id(device: str, seq: int) -> str:
     return f"{device}-{seq}"
 
 
-def _add(con: Any, device: str, seq: int, time: str, kind: str, card: str | None, body: dict[str, Any] | None) -> None:
+def _add(con: Any, device: str, seq: int, time: str, kind: str, card: str | None, body: dict[str, Any]) -> None:
     con.execute("INSERT INTO sync_events (device, seq, time, kind, card, body) VALUES (?, ?, ?, ?, ?, ?)",
                 (device, seq, time, kind, card, _body_text(body)))
 
 
-def _body_text(body: dict[str, Any] | None) -> str | None:
-    return None if body is None else json.dumps(body, ensure_ascii=False, sort_keys=True)
+def _body_text(body: dict[str, Any]) -> str:
+    return json.dumps(body, ensure_ascii=False, sort_keys=True)
 
 
 def _name_answers(con: Any, device: str) -> list[tuple[int, str]]:
@@ -366,8 +366,6 @@ def _read_others(con: Any, folder: Path, device: str, report: Report) -> list[Ev
     return fresh
 
 
-
-
 def _known(con: Any, device: str, line: int) -> set[int]:
     """The sequence numbers past `line` of `device`'s events this home has (read past a bad line last time; all of
     them when its journal is read again from the start): another device's answer is known by its row in
@@ -460,8 +458,6 @@ def _setting_ok(name: str, value: str | None) -> bool:
         return value is None or KEYS[key].parse(value) is not None
     except ValueError:
         return False
-
-
 
 
 # --- 4. merging ------------------------------------------------------------------------------------------
@@ -716,14 +712,15 @@ def _worked_out_under(rules: Any) -> str:
 
 @lru_cache(maxsize=1)
 def _code() -> str:
-    """The scheduling code's own text and fsrs's version: another studytool or fsrs may schedule otherwise."""
+    """The replaying code's own text (this module's, the scheduler's) and fsrs's version: another studytool or fsrs
+    may schedule otherwise."""
     from importlib.metadata import version
 
     from studytool.study import days, implicit, scheduler
 
     digest = hashlib.sha256(version("fsrs").encode())
-    for module in (scheduler, implicit, days):
-        digest.update(Path(module.__file__).read_bytes())
+    for source in (__file__, scheduler.__file__, implicit.__file__, days.__file__):
+        digest.update(Path(source).read_bytes())
     return digest.hexdigest()
 
 
