@@ -136,10 +136,11 @@ def _signed(line: bytes, found: str) -> bool:
     """Whether `found` is the checksum of the line's document. A line as `line_of` writes it is that document's
     text with the `sum` member added (the last member but two: keys are sorted, `body` first), so its bytes
     without that member are hashed as they lie; any other spelling of the same document is put in that form first."""
-    at = line.rfind(b',"sum":"')
-    if at >= 0 and line[at + 8:at + 25] == f'{found}"'.encode():
-        digest = hashlib.sha256(line[:at])
-        digest.update(line[at + 9 + len(found):])
+    at, end = line.rfind(b',"sum":"'), len(found) + 9   # 9: the member's bytes besides `found`
+    if at >= 0 and line[at + 8:at + end - 1] == found.encode() and line[at + end - 1] == 0x22:   # its closing quote
+        text = memoryview(line)
+        digest = hashlib.sha256(text[:at])
+        digest.update(text[at + end:])
         if digest.hexdigest()[:16] == found:
             return True
     document = json.loads(line)
