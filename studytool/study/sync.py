@@ -14,7 +14,7 @@ transaction:
 
 then appends this home's new events to its journal (rebuilding it if it was deleted or cut short). A sync
 killed before the transaction ends leaves nothing; one killed after it, lines to append, which the next does.
-A sync with nothing to do writes nothing: its time goes to the lock file beside the database.
+A sync with nothing to do writes nothing: its time goes to the lock file beside the database (`synced.py`).
 
 Events are ordered by (time, device, sequence) on every computer, so every computer that has read the same
 journals computes the same schedules, whatever order it synced in and however far its clock is off.
@@ -39,7 +39,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
@@ -53,6 +53,7 @@ from studytool.study import journal
 from studytool.study.journal import Event
 from studytool.study.records import BadRow, format_time, parse_time, schedule_from_row, schedule_row
 from studytool.study.store import Schedule, Store
+from studytool.study.synced import last_sync, lock_path
 
 _NUMBER = r"(?:null|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)"
 _TIME = r'"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z"'
@@ -63,8 +64,6 @@ DEVICE_SETTING = "sync_device"      # a raw settings row, never journaled: this 
 LOCAL_SETTINGS = ("sync_dir",)      # `config` keys that stay on this computer
 ANSWER_COLUMNS = ("card", "topic", "time", "mode", "rating", "correct", "answer", "seed", "params", "duration_ms")
 FLAG_COLUMNS = ("suspended", "buried_until", "leech", "reset_at", "flag")
-STALE = timedelta(days=1)
-LOCK_SUFFIX = ".sync-lock"          # beside the database: taken by a running sync; holds the last sync's time
 
 
 @dataclass
@@ -113,16 +112,12 @@ def remember(store: Store, given: str | None) -> Path | None:
     return folder
 
 
-def _lock_path(store: Store) -> Path:
-    return Path(f"{store.path}{LOCK_SUFFIX}")
-
-
 @contextmanager
 def _one_at_a_time(store: Store) -> Iterator[IO[bytes]]:
     """Two `sync` runs on one home at once take turns (the second waits), so no line is written twice."""
     import fcntl
 
-    with open(_lock_path(store), "a+b") as lock:
+    with open(lock_path(store), "a+b") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         try:
             yield lock
@@ -135,16 +130,6 @@ def _note_synced(lock: IO[bytes], now: datetime) -> None:
     lock.truncate()
     lock.write(format_time(now).encode())
     lock.flush()
-
-
-def last_sync(store: Store) -> str | None:
-    """When this home last synced (stored-time text), or None: never, or the note is unreadable."""
-    try:
-        text = _lock_path(store).read_text(encoding="utf-8").strip()
-        parse_time(text)
-    except (OSError, UnicodeDecodeError, StudytoolError):
-        return None
-    return text
 
 
 def sync(store: Store, folder: Path, now: datetime) -> Report:
@@ -180,12 +165,13 @@ def _settled(con: Any, folder: Path, device: str) -> bool:
     if _changed(_flags_here(con), _last(con, "flags"), gone=False) or _changed(_settings_here(con), _last(con, "setting")):
         return False
     read = {name: (offset, line) for name, offset, line in con.execute("SELECT device, offset, line FROM sync_read")}
-    own = journal.path_of(folder, device)
-    if device not in read or not own.is_file() or own.stat().st_size != read[device][0] \
-            or read[device][1] != _next_seq(con, device) - 1:
+    if device not in read or read[device][1] != _next_seq(con, device) - 1:
         return False
-    return all(other in read and journal.path_of(folder, other).stat().st_size == read[other][0]
-               for other in journal.devices_in(folder) if other != device)
+    try:   # a journal that changes or goes away meanwhile: the sync proper says what it finds
+        return all(other in read and journal.path_of(folder, other).stat().st_size == read[other][0]
+                   for other in {device, *journal.devices_in(folder)})
+    except OSError:
+        return False
 
 
 def _undone_count(con: Any, device: str) -> int:
@@ -765,20 +751,3 @@ def status(store: Store, folder: Path | None) -> Status:
                 to_read += sum(1 for line in journal.lines_from(journal.path_of(folder, other), read.get(other, 0), 1)
                                if line.text is not None)
     return Status(folder, device or _("(none yet)"), devices, to_write, to_read, last_sync(store))
-
-
-def reminder(store: Store, now: datetime) -> str | None:
-    """A line for `review` and `stats` when a sync folder is set and the last sync is over a day old."""
-    from studytool.study import settings
-
-    try:
-        folder = settings.get(store, "sync_dir")
-    except StudytoolError:   # a bad stored value: `config` and `sync` say so themselves
-        return None
-    if not folder:
-        return None
-    last = last_sync(store)
-    if last and now - parse_time(last) <= STALE:
-        return None
-    return (_("Last synced {when}; run `studytool sync` to merge the other computers' answers").format(when=last[:16])
-            if last else _("A sync folder is set but this computer has never synced; run `studytool sync`"))

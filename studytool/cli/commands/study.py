@@ -50,7 +50,7 @@ def _remind_sync(store) -> None:
     """One line on stderr when a sync folder is set and the last sync is over a day old."""
     from studytool.config import now
     from studytool.cli.render.common import err_console
-    from studytool.study.sync import reminder
+    from studytool.study.synced import reminder
 
     if line := reminder(store, now()):
         err_console().print(line, markup=False, highlight=False)
