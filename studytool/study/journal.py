@@ -37,6 +37,7 @@ _ID = "[a-z0-9][a-z0-9-]{0,99}"   # a deck's or card's id, as decks/fields.py al
 _Card = Annotated[str, Meta(pattern=f"^{_ID}/{_ID}$")]
 _Time = Annotated[str, Meta(min_length=27, max_length=27)]   # as `records.format_time` writes one
 _Binary = Annotated[int, Meta(ge=0, le=1)]
+_Integer = Annotated[int, Meta(ge=-(2**63), le=2**63 - 1)]   # what SQLite stores as an integer
 _Text = Optional[Annotated[str, Meta(max_length=400)]]
 
 
@@ -48,9 +49,9 @@ class Answer(Struct, forbid_unknown_fields=True):
     rating: Annotated[int, Meta(ge=1, le=4)]
     correct: _Binary
     answer: Annotated[str, Meta(max_length=100_000)]
-    seed: Optional[int]
+    seed: Optional[_Integer]
     params: dict[str, Any]
-    duration_ms: int
+    duration_ms: Annotated[int, Meta(ge=0, le=2**63 - 1)]
     prior: _Text = None   # the memo (schema 2): the schedule before the answer, as its `prior` holds one,
     after: _Text = None   # the one it left,
     memo: _Text = None    # and what that was worked out under
@@ -77,7 +78,7 @@ class _Line(Struct, tag_field="kind", forbid_unknown_fields=True):
     v: Literal[1, 2]
     id: str
     device: str
-    seq: Annotated[int, Meta(ge=1)]
+    seq: Annotated[int, Meta(ge=1, le=2**63 - 1)]
     time: _Time
     card: Optional[_Card]
     sum: str

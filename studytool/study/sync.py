@@ -671,6 +671,8 @@ def _walk(key: str, deck: str, history: list[tuple[Any, ...]], reset: str | None
             reps += mode == "review"
         if (had_prior, had_under, had_after) != (found, under, result):
             steps.append((entry, (found, found_number, under, result)))
+    if reset is not None:   # forgotten after its last answer: no schedule
+        state = None
     return state, steps
 
 
@@ -687,13 +689,33 @@ def _worked_out_under(rules: Any) -> str:
     """A name for what an answer's result depends on besides the card's schedule and review count: the rules
     (retention, FSRS parameters, steps, the day's start and zone) and the code that applies them. Answers worked
     out under another name are worked out again."""
-    zone = rules.days.zone
-    offsets = [zone.utcoffset(datetime(year, month, 1)).total_seconds()   # what the zone does, whatever it is called
-               for year in range(2020, 2036) for month in (1, 7)]
     facts = [_code(), rules.retention, rules.parameters, [step.total_seconds() for step in rules.learning_steps],
              [step.total_seconds() for step in rules.relearning_steps], rules.maximum_interval, rules.fuzz,
-             rules.days.day_start, offsets]
+             rules.days.day_start, _zone_rules(rules.days.zone)]
     return hashlib.sha256(json.dumps(facts).encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=8)
+def _zone_rules(zone: Any) -> str:
+    """What a time zone does: its compiled rules (the file zoneinfo read them from), not its name or a few of its
+    offsets (Jerusalem and Athens agree in January and July, not on the days daylight saving starts). A zone whose
+    rules file is not found (a fixed offset) is named."""
+    from importlib import resources
+    from zoneinfo import TZPATH
+
+    key = getattr(zone, "key", None)
+    if key is None:
+        return str(zone)
+    places = [Path("/etc/localtime")] if key == "localtime" else [Path(folder, key) for folder in TZPATH]
+    for place in places:
+        try:
+            return hashlib.sha256(place.read_bytes()).hexdigest()
+        except OSError:
+            continue
+    try:   # the tzdata package, where zoneinfo looks last
+        return hashlib.sha256(resources.files("tzdata.zoneinfo").joinpath(*key.split("/")).read_bytes()).hexdigest()
+    except (ModuleNotFoundError, OSError):
+        return key
 
 
 @lru_cache(maxsize=1)

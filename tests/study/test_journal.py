@@ -109,3 +109,22 @@ def test_crafted_lines_with_a_right_checksum_are_merged_or_skipped_never_a_crash
         for rating, mode in store.con.execute("SELECT rating, mode FROM reviews"):
             assert rating in (1, 2, 3, 4) and mode in ("review", "quiz", "implicit")
         assert store.setting("sync_dir", "") == ""
+
+
+@pytest.mark.parametrize("field, value", [("seed", 2**64 - 1), ("seed", -(2**63) - 1), ("duration_ms", 2**64 - 1),
+                                          ("duration_ms", -1), ("seq", 2**63)])
+def test_a_number_sqlite_cannot_hold_is_a_skipped_line_not_a_broken_sync(tmp_path, field, value):
+    document = {"v": 2, "id": f"{DEVICE}-1", "device": DEVICE, "seq": 1, "time": answer["time"], "kind": "answer",
+                "card": "d/c1", "body": dict(answer)}
+    if field == "seq":
+        document.update(seq=value, id=f"{DEVICE}-{value}")
+    else:
+        document["body"][field] = value
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    journal.path_of(folder, DEVICE).write_bytes(signed(document))
+    with open_store(tmp_path / "studytool.db", backups=False) as store:
+        report = sync(store, folder, NOW)
+        assert report.read == 0 and report.problems == [
+            f"{journal.path_of(folder, DEVICE)}:1: skipped (not an event of this version); it is read again next time"]
+        assert store.answers_total() == 0

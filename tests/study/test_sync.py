@@ -398,6 +398,39 @@ def test_a_memo_naming_a_schedule_fsrs_cannot_use_is_not_taken(homes, tmp_path):
     assert fresh.schedules() == laptop.schedules()   # the crafted card's answers worked out, as the laptop did
 
 
+def test_a_card_forgotten_after_its_last_answer_stays_forgotten_on_every_computer(homes):
+    laptop, desktop = homes[:2]
+    laptop.review(START, random.Random(3))
+    laptop.sync(START)
+    desktop.sync(START)
+    key = laptop.schedules()[0][0]
+    laptop.run(START + timedelta(hours=1), "cards", "forget", key)
+    for home in (laptop, desktop):
+        home.sync(START + timedelta(hours=2))
+        assert key not in [row[0] for row in home.schedules()]
+    same_progress([laptop, desktop], START + timedelta(hours=2))
+
+
+def test_memos_from_a_zone_that_starts_daylight_saving_on_another_day_are_worked_out_again(homes, tmp_path):
+    laptop, _desktop, tablet = homes   # Jerusalem and Athens are +2 in January and +3 in July, not in late March
+    rng = random.Random(5)
+
+    def run(home: Home, now: datetime, zone: str, *args: str, text: str = "") -> None:
+        result = CliRunner().invoke(app, ["--deck-path", str(home.decks), *args], input=text,
+                                    env={**home.env(now), "TZ": zone})
+        assert result.exit_code == 0, result.output
+
+    for day in range(10):   # 01:30Z: Jerusalem is +3 from Friday 27 March, Athens from Sunday 29 March
+        run(laptop, datetime(2026, 3, 19, 1, 30, tzinfo=timezone.utc) + timedelta(days=day), "Asia/Jerusalem",
+            "review", "--deck", "drill", "--new", "4", text="".join(rng.choice(["7\n", "7\n", "8\n"]) for _ in range(12)))
+    end = datetime(2026, 3, 28, 2, 0, tzinfo=timezone.utc)
+    run(laptop, end, "Asia/Jerusalem", "sync", str(laptop.folder))
+    worked_out = Home(tmp_path, "worked-out", as_schema_1(laptop.folder, tmp_path / "Sync-1"), laptop.decks)
+    for home in (tablet, worked_out):
+        run(home, end, "Europe/Athens", "sync", str(home.folder))
+    assert tablet.schedules() == worked_out.schedules() != laptop.schedules()
+
+
 def test_a_sync_with_nothing_new_writes_nothing(homes):
     laptop, desktop = homes[:2]
     laptop.review(START, random.Random(22))
