@@ -166,7 +166,7 @@ ZH: dict[str, str] = {
     "Waiting: {write} answers to write, {read} events to read": "等待中：{write} 条作答待写出，{read} 条事件待读入",
     "(none; `studytool sync DIR` sets one)": "（无；用 `studytool sync DIR` 设置）",
     "never": "从未",
-    "not read yet": "尚未读入",
+    "no events yet": "尚无事件",
     "(this computer)": "（本机）",
     "A sync folder is set but this computer has never synced; run `studytool sync`": "已设置同步文件夹，但本机从未同步；请运行 `studytool sync`",
     "no card": "没有卡片",

@@ -119,7 +119,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "DROP TABLE sync_events",
         "ALTER TABLE sync_log RENAME TO sync_events",
         "CREATE INDEX sync_events_kind ON sync_events (kind, card) WHERE kind != 'answer'",
-        "DELETE FROM settings WHERE name IN ('sync_merged', 'sync_last')",   # one transaction now; see `sync.py`
+        "DELETE FROM settings WHERE name = 'sync_merged'",   # one transaction now; see `sync.py`
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -168,7 +168,7 @@ def _settled(con: Any, folder: Path, device: str) -> bool:
     if device not in read or read[device][1] != _next_seq(con, device) - 1:
         return False
     try:   # a journal that changes or goes away meanwhile: the sync proper says what it finds
-        return all(other in read and journal.path_of(folder, other).stat().st_size == read[other][0]
+        return all(journal.path_of(folder, other).stat().st_size == read.get(other, (0, 0))[0]
                    for other in {device, *journal.devices_in(folder)})
     except OSError:
         return False
@@ -346,7 +346,7 @@ def _read_others(con: Any, folder: Path, device: str, report: Report) -> list[Ev
         con.executemany("INSERT INTO sync_events (device, seq, time, kind, card, body) VALUES (?, ?, ?, ?, ?, ?)",
                         [(other, event.seq, event.time, event.kind, event.card,
                           _body_text(msgspec.structs.asdict(event.body))) for event in events if event.kind != "answer"])
-        if end != read.get(other):
+        if end != read.get(other, (0, 0)):   # an empty journal never read needs no note
             con.execute("INSERT OR REPLACE INTO sync_read (device, offset, line) VALUES (?, ?, ?)", (other, *end))
         fresh.extend(events)
     return fresh
@@ -743,7 +743,7 @@ def _chunks(keys: list[Any], size: int = 500) -> Iterator[list[Any]]:
 @dataclass(frozen=True)
 class Status:
     folder: Path | None
-    device: str
+    device: str | None                # None: this home has not synced yet
     devices: list[dict[str, Any]]     # every device seen: id, last event time, events known
     to_write: int                     # answers here not yet journaled
     to_read: int                      # whole lines in other journals past where this home stopped reading
@@ -772,4 +772,4 @@ def status(store: Store, folder: Path | None) -> Status:
             if other != device:
                 to_read += sum(1 for line in journal.lines_from(journal.path_of(folder, other), read.get(other, 0), 1)
                                if line.text is not None)
-    return Status(folder, device or _("(none yet)"), devices, to_write, to_read, last_sync(store))
+    return Status(folder, device or None, devices, to_write, to_read, last_sync(store))

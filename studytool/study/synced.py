@@ -16,6 +16,7 @@ from studytool.study.store import Store
 
 LOCK_SUFFIX = ".sync-lock"   # beside the database: taken by a running sync; holds the last sync's time
 STALE = timedelta(days=1)
+BEFORE = "sync_last"         # the settings row where studytool kept the time before (schema 6)
 
 
 def lock_path(store: Store) -> Path:
@@ -23,13 +24,19 @@ def lock_path(store: Store) -> Path:
 
 
 def last_sync(store: Store) -> str | None:
-    """When this home last synced (stored-time text), or None: never, or the note is unreadable."""
+    """When this home last synced (stored-time text), or None: never, or the note is unreadable. Until its first
+    sync since the upgrade, the time the database kept before."""
     try:
         text = lock_path(store).read_text(encoding="utf-8").strip()
-        parse_time(text)
-    except (OSError, UnicodeDecodeError, StudytoolError):
-        return None
-    return text
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    for found in (text, store.setting(BEFORE, "")):
+        try:
+            parse_time(found)
+            return found
+        except StudytoolError:
+            continue
+    return None
 
 
 def reminder(store: Store, now: datetime) -> str | None:

@@ -175,7 +175,7 @@ def test_a_torn_line_is_skipped_with_one_line_and_read_once_whole(homes):
     path, whole, lines = synced_journal(laptop, 4)
     path.write_bytes(b"".join(lines[:-1]) + lines[-1][:25])   # the sync program has sent part of the last line
     result = CliRunner().invoke(app, ["--deck-path", str(desktop.decks), "sync", str(desktop.folder)],
-                                env=desktop.env(START))
+                                env={**desktop.env(START), "COLUMNS": "40"})   # one line however narrow
     assert result.exit_code == 0
     assert f"{path}:{len(lines)}: skipped (torn or too long); it is read again next time" in result.stderr
     assert len(desktop.log()) == len(lines) - 1
@@ -442,6 +442,7 @@ def test_a_sync_with_nothing_new_writes_nothing(homes):
         return sorted((path.name, path.stat().st_size, path.stat().st_mtime_ns) for path in desktop.home.rglob("*.db"))
 
     before = written()
+    journal.path_of(desktop.folder, "00000000000000ff").touch()   # a new computer's journal, nothing in it yet
     report = desktop.sync(START + timedelta(hours=5))
     assert (report["written"], report["read"], report["cards"], report["problems"]) == (0, 0, 0, [])
     assert written() == before
@@ -449,6 +450,25 @@ def test_a_sync_with_nothing_new_writes_nothing(homes):
     assert not wal.exists() or wal.stat().st_size == 0
     status = json.loads(desktop.run(START + timedelta(hours=5), "sync", "--status", "--json"))
     assert status["last_sync"].startswith((START + timedelta(hours=5)).strftime("%Y-%m-%dT%H:%M"))
+
+
+def test_the_time_of_the_last_sync_survives_the_upgrade_that_moved_it(tmp_path):
+    from studytool.study.schema import MIGRATIONS, MIGRATIONS_TABLE
+
+    home = tmp_path / "home"
+    home.mkdir()
+    con = sqlite3.connect(home / "studytool.db")   # a version-6 home that synced, as studytool kept it then
+    con.execute(MIGRATIONS_TABLE)
+    for version, migration in enumerate(MIGRATIONS[:6], start=1):
+        for statement in migration:
+            con.execute(statement)
+        con.execute("INSERT INTO migrations VALUES (?, '2026-01-01T00:00:00.000000Z')", (version,))
+    con.execute("INSERT INTO settings VALUES ('sync_last', '2026-03-01T09:00:00.000000Z')")
+    con.commit()
+    con.close()
+    env = {"STUDYTOOL_HOME": str(home), "STUDYTOOL_NOW": START.isoformat(), "STUDYTOOL_LANG": "en"}
+    result = CliRunner().invoke(app, ["sync", "--status", "--json"], env=env)
+    assert json.loads(result.stdout)["last_sync"] == "2026-03-01T09:00:00.000000Z"
 
 
 def test_review_and_stats_remind_when_the_last_sync_is_over_a_day_old(homes):
@@ -465,5 +485,7 @@ def test_sync_without_a_folder_or_with_a_missing_one_is_one_line(homes, tmp_path
     laptop = homes[0]
     result = CliRunner().invoke(app, ["sync"], env=laptop.env(START))
     assert result.exit_code == 1 and "no sync folder yet" in result.stderr
+    status = json.loads(CliRunner().invoke(app, ["sync", "--status", "--json"], env=laptop.env(START)).stdout)
+    assert (status["folder"], status["device"]) == (None, None)
     result = CliRunner().invoke(app, ["sync", str(tmp_path / "nowhere")], env=laptop.env(START))
     assert result.exit_code == 1 and "does not exist or is not a folder" in result.stderr

@@ -53,7 +53,7 @@ def _remind_sync(store) -> None:
     from studytool.study.synced import reminder
 
     if line := reminder(store, now()):
-        err_console().print(line, markup=False, highlight=False)
+        err_console().print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def quiz_command(

@@ -39,7 +39,7 @@ def sync_command(
             raise StudytoolError(_("no sync folder yet: `studytool sync DIR` names one (it is remembered)"))
         report = sync.sync(store, remembered, now())
     for problem in report.problems:
-        err_console().print(problem, markup=False, highlight=False)
+        err_console().print(problem, markup=False, highlight=False, soft_wrap=True)
     if as_json:
         print_json(report.to_json())
     else:

@@ -19,7 +19,7 @@ def render_report(console: Console, report: Report) -> None:
 def render_status(console: Console, status: Status) -> None:
     console.print(_("Sync folder: {folder}").format(folder=status.folder or _("(none; `studytool sync DIR` sets one)")),
                   markup=False)
-    console.print(_("This computer: {device}").format(device=status.device), markup=False)
+    console.print(_("This computer: {device}").format(device=status.device or _("(none yet)")), markup=False)
     console.print(_("Last sync: {when}").format(when=status.last_sync or _("never")), markup=False)
     console.print(_("Waiting: {write} answers to write, {read} events to read").format(
         write=status.to_write, read=status.to_read), markup=False)
@@ -27,5 +27,5 @@ def render_status(console: Console, status: Status) -> None:
         table = Table(_("device"), _("last event"), _("events"))
         for device in status.devices:
             name = device["device"] + (" " + _("(this computer)") if device["this"] else "")
-            table.add_row(name, device["last_event"] or _("not read yet"), str(device["events"]))
+            table.add_row(name, device["last_event"] or _("no events yet"), str(device["events"]))
         console.print(table)
