@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import datetime, timezone
 
@@ -15,6 +14,7 @@ from studytool.study.journal import Event
 from studytool.study.records import format_time
 from studytool.study.store import open_store
 from studytool.study.sync import sync
+from study_fakes import signed
 
 DEVICE = "0123456789abcdef"
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -68,13 +68,6 @@ def test_any_bytes_are_an_event_or_one_reason(data):
         journal.event_of(data, DEVICE)
     except (journal.Unreadable, journal.Newer):
         pass
-
-
-def signed(document: dict) -> bytes:
-    """A line with a right checksum, as someone who read journal.py could craft one (by hand here)."""
-    text = json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    document = {**document, "sum": hashlib.sha256(text.encode()).hexdigest()[:16]}
-    return (json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n").encode()
 
 
 answer = {"card": "d/c1", "topic": None, "time": "2026-03-01T09:00:00.000000Z", "mode": "review", "rating": 3,

@@ -8,7 +8,6 @@ are exchanged, shows the same cards and the same answers).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -26,7 +25,7 @@ from typer.testing import CliRunner
 
 from studytool.cli import app
 from studytool.study import journal
-from study_fakes import drill_deck
+from study_fakes import drill_deck, signed
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 ROOT = Path(__file__).resolve().parents[2]
@@ -387,9 +386,7 @@ def test_a_memo_naming_a_schedule_fsrs_cannot_use_is_not_taken(homes, tmp_path):
     after = json.loads(document["body"]["after"])
     document["body"]["after"] = json.dumps({**after, "stability": -5.0})   # its form is right; fsrs cannot use it
     del document["sum"]
-    text = json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    document["sum"] = hashlib.sha256(text.encode()).hexdigest()[:16]
-    lines[last] = (json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode()
+    lines[last] = signed(document)
     crafted = tmp_path / "Crafted"
     shutil.copytree(laptop.folder, crafted)
     journal.path_of(crafted, device_of(laptop)).write_bytes(b"".join(lines))
