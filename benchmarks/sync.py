@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from studytool.study import journal   # noqa: E402
+from studytool.study import events, journal   # noqa: E402
 from studytool.study.records import format_time   # noqa: E402
 
 DEVICE = "00000000000000aa"
@@ -70,7 +70,7 @@ def a_day_later(events: int, cards: int, answers: int) -> list[tuple[str, str, s
 def without_memos(folder: Path, into: Path) -> None:
     """The same journal as the previous release wrote it (schema 1: no answer carries the schedule it left)."""
     into.mkdir()
-    lines = [journal.line_of(journal.event_of(line.text, DEVICE), schema=1)
+    lines = [events.line_of(events.event_of(line.text, DEVICE), schema=1)
              for line in journal.lines_from(journal.path_of(folder, DEVICE), 0, 1)]
     journal.rewrite(journal.path_of(into, DEVICE), lines)
 

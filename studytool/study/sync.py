@@ -1,7 +1,8 @@
 """Two computers, one progress: merging through a folder that something else keeps equal (Syncthing, Dropbox,
 a network drive, a USB stick, a git repository), with no server and no network code.
 
-Each home has a random device id and writes its own events to `FOLDER/<device>.jsonl` (`journal.py`), never
+Each home has a random device id and writes its own events to `FOLDER/<device>.jsonl` (`journal.py`,
+`events.py`), never
 another device's. An event is an answer, the retraction of an answer (`:undo` after it was journaled), a
 card's flags (suspended, buried, leech, forgotten) or a setting that follows the learner. `sync`, in one
 transaction:
@@ -30,7 +31,6 @@ syncs), under other rules, or whose memo is damaged, is worked out.
 from __future__ import annotations
 
 import gc
-import hashlib
 import json
 import os
 import re
@@ -42,18 +42,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import IO, Any
-
-import msgspec
+from typing import IO, TYPE_CHECKING, Any
 
 from studytool.config import CLOCK_YEARS
 from studytool.errors import StudytoolError
 from studytool.i18n import _
 from studytool.study import journal
-from studytool.study.journal import Event
 from studytool.study.records import BadRow, format_time, parse_time, schedule_from_row, schedule_row
 from studytool.study.store import Schedule, Store
 from studytool.study.synced import last_sync, lock_path
+
+if TYPE_CHECKING:
+    from studytool.study.events import Event
 
 _NUMBER = r"(?:null|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)"
 _TIME = r'"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z"'
@@ -298,6 +298,8 @@ def _changed(here: dict[str, Any], last: dict[str, Any], *, gone: bool = True) -
 def _write_journal(store: Store, folder: Path, device: str) -> bool:
     """Append this device's events that its journal lacks; rebuild the journal if it is gone or cut short.
     Whether it was rebuilt."""
+    from studytool.study import events
+
     path = journal.path_of(folder, device)
     con = store.con
     row = con.execute("SELECT offset, line FROM sync_read WHERE device = ?", (device,)).fetchone()
@@ -310,14 +312,14 @@ def _write_journal(store: Store, folder: Path, device: str) -> bool:
                 os.truncate(path, line.start)
                 break
             written, offset = line.number, line.end
-    pending = [Event(_event_id(device, seq), device, seq, time, kind, card, journal.body_of(kind, json.loads(body)))
+    pending = [events.Event(_event_id(device, seq), device, seq, time, kind, card, events.body_of(kind, json.loads(body)))
                for seq, time, kind, card, body in con.execute(
                    "SELECT seq, time, kind, card, body FROM sync_events WHERE device = ? AND seq > ? ORDER BY seq",
                    (device, 0 if rebuild else written))]
     if rebuild:
-        offset = journal.rewrite(path, [journal.line_of(event) for event in pending])
+        offset = journal.rewrite(path, [events.line_of(event) for event in pending])
     elif pending or size < 0:
-        offset = journal.append(path, [journal.line_of(event) for event in pending])
+        offset = journal.append(path, [events.line_of(event) for event in pending])
     last = pending[-1].seq if pending else written
     if row is None or (offset, last) != (row[0], row[1]):
         with store.transaction() as con:
@@ -333,6 +335,8 @@ def _read_others(con: Any, folder: Path, device: str, report: Report) -> list[Ev
     """The events of the other devices' journals that this home has not seen, stored but for the answers (the
     replay stores them with the schedule each found); where reading stopped is noted for each (before the first
     bad line, read again next time)."""
+    import msgspec
+
     read = {name: (offset, line) for name, offset, line in con.execute("SELECT device, offset, line FROM sync_read")}
     fresh: list[Event] = []
     for other in journal.devices_in(folder):
@@ -342,13 +346,13 @@ def _read_others(con: Any, folder: Path, device: str, report: Report) -> list[Ev
         offset, line = read.get(other, (0, 0))
         if path.stat().st_size < offset:   # its owner rebuilt it: read it again from the start (ids dedupe)
             offset, line = 0, 0
-        events, end = _read_journal(path, other, offset, line, _known(con, other, line), report)
+        found, end = _read_journal(path, other, offset, line, _known(con, other, line), report)
         con.executemany("INSERT INTO sync_events (device, seq, time, kind, card, body) VALUES (?, ?, ?, ?, ?, ?)",
                         [(other, event.seq, event.time, event.kind, event.card,
-                          _body_text(msgspec.structs.asdict(event.body))) for event in events if event.kind != "answer"])
+                          _body_text(msgspec.structs.asdict(event.body))) for event in found if event.kind != "answer"])
         if end != read.get(other, (0, 0)):   # an empty journal never read needs no note
             con.execute("INSERT OR REPLACE INTO sync_read (device, offset, line) VALUES (?, ?, ?)", (other, *end))
-        fresh.extend(events)
+        fresh.extend(found)
     return fresh
 
 
@@ -368,17 +372,21 @@ def _read_journal(path: Path, device: str, offset: int, line_before: int, known:
                   report: Report) -> tuple[list[Event], tuple[int, int]]:
     """One other device's journal from byte `offset` (past line `line_before`): its events not `known`, and where
     to read from next time (byte, line)."""
+    from studytool.study import events
+
     good_to, good_line, stuck, fresh = offset, line_before, False, []
     for line in journal.lines_from(path, offset, line_before + 1):
         try:
             if line.text is None:
-                raise journal.Unreadable(_("torn or too long"))
-            event = _valid(journal.event_of(line.text, device))
-        except journal.Newer as newer:
+                raise events.Unreadable(_("torn or too long"))
+            event = events.event_of(line.text, device)
+            if why := _valid(event):
+                raise events.Unreadable(why)
+        except events.Newer as newer:
             report.problems.append(_("{path}: written by a newer studytool (journal schema {found}); "
                                      "upgrade studytool to read it").format(path=path, found=newer))
             break
-        except journal.Unreadable as why:
+        except events.Unreadable as why:
             report.problems.append(_("{path}:{line}: skipped ({why}); it is read again next time").format(
                 path=path, line=line.number, why=why))
             stuck = True
@@ -404,34 +412,32 @@ def _no_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _valid(event: Event) -> Event:
-    """An event that says what this version can take: its types checked as it was read (`journal.py`), here
-    what they cannot say (a date that exists, a retraction of this device's answer, a setting studytool knows)."""
+def _valid(event: Event) -> str | None:
+    """Why an event says what this version cannot take, or None. Its types were checked as it was read
+    (`events.py`); here what they cannot say: a time that exists, a retraction of this device's answer, a setting
+    studytool knows."""
     body, kind = event.body, event.kind
-    _time(event.time)
+    if not _real_time(event.time):
+        return _("not a time")
     if kind != "setting" and event.card is None:
-        raise journal.Unreadable(_("no card"))
+        return _("no card")
     if kind == "answer":
         ok = body.card == event.card and body.time == event.time
     elif kind == "retract":
         ok = body.event.startswith(f"{event.device}-")
     elif kind == "flags":
-        ok = all(moment is None or _time(moment) for moment in (body.buried_until, body.reset_at))
+        ok = all(moment is None or _real_time(moment) for moment in (body.buried_until, body.reset_at))
     else:
         ok = _setting_ok(body.name, body.value)
-    if not ok:
-        raise journal.Unreadable(_("not an event of this version"))
-    return event
+    return None if ok else _("not an event of this version")
 
 
-def _time(text: str) -> bool:
+def _real_time(text: str) -> bool:
     try:
         moment = parse_time(text)
     except StudytoolError:
-        moment = None
-    if moment is None or not CLOCK_YEARS[0] <= moment.year <= CLOCK_YEARS[1]:
-        raise journal.Unreadable(_("not a time"))
-    return True
+        return False
+    return CLOCK_YEARS[0] <= moment.year <= CLOCK_YEARS[1]
 
 
 def _setting_ok(name: str, value: str | None) -> bool:
@@ -689,6 +695,8 @@ def _worked_out_under(rules: Any) -> str:
     """A name for what an answer's result depends on besides the card's schedule and review count: the rules
     (retention, FSRS parameters, steps, the day's start and zone) and the code that applies them. Answers worked
     out under another name are worked out again."""
+    import hashlib
+
     facts = [_code(), rules.retention, rules.parameters, [step.total_seconds() for step in rules.learning_steps],
              [step.total_seconds() for step in rules.relearning_steps], rules.maximum_interval, rules.fuzz,
              rules.days.day_start, _zone_rules(rules.days.zone)]
@@ -700,6 +708,7 @@ def _zone_rules(zone: Any) -> str:
     """What a time zone does: its compiled rules (the file zoneinfo read them from), not its name or a few of its
     offsets (Jerusalem and Athens agree in January and July, not on the days daylight saving starts). A zone whose
     rules file is not found (a fixed offset) is named."""
+    import hashlib
     from importlib import resources
     from zoneinfo import TZPATH
 
@@ -722,6 +731,7 @@ def _zone_rules(zone: Any) -> str:
 def _code() -> str:
     """The replaying code's own text (this module's, the scheduler's) and fsrs's version: another studytool or fsrs
     may schedule otherwise."""
+    import hashlib
     from importlib.metadata import version
 
     from studytool.study import days, implicit, scheduler

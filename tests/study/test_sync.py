@@ -24,7 +24,7 @@ import pytest
 from typer.testing import CliRunner
 
 from studytool.cli import app
-from studytool.study import journal
+from studytool.study import events, journal
 from study_fakes import drill_deck, signed
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -199,7 +199,7 @@ def test_a_damaged_line_in_the_middle_is_skipped_and_the_rest_is_read(homes):
 def test_a_journal_from_a_newer_studytool_is_refused_in_one_line(homes):
     laptop, desktop = homes[:2]
     path = journal.path_of(laptop.folder, "0123456789abcdef")
-    newer = journal.SCHEMA + 1
+    newer = events.SCHEMA + 1
     path.write_text(json.dumps({"v": newer, "id": "0123456789abcdef-1"}) + "\n")
     report = desktop.sync(START)
     assert report["problems"] == [f"{path}: written by a newer studytool (journal schema {newer}); "
@@ -347,7 +347,7 @@ def as_schema_1(folder: Path, into: Path) -> Path:
     for device in journal.devices_in(folder):
         lines = journal.path_of(folder, device).read_bytes().splitlines()
         journal.path_of(into, device).write_bytes(
-            b"".join(journal.line_of(journal.event_of(line, device), schema=1) for line in lines))
+            b"".join(events.line_of(events.event_of(line, device), schema=1) for line in lines))
     return into
 
 

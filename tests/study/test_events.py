@@ -1,4 +1,4 @@
-"""A device's journal lines: what is written reads back; anything else is refused as one reason, never a crash."""
+"""A journal line's event: what is written reads back; anything else is refused as one reason, never a crash."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studytool.study import journal
-from studytool.study.journal import Event
+from studytool.study import events, journal
+from studytool.study.events import Event
 from studytool.study.records import format_time
 from studytool.study.store import open_store
 from studytool.study.sync import sync
@@ -30,7 +30,7 @@ schedules = st.one_of(st.none(), st.builds(
     st.from_regex(r"[a-z0-9][a-z0-9-]{0,11}", fullmatch=True), st.sampled_from([1, 2, 3]), st.one_of(st.none(), st.integers(0, 999)),
     numbers, numbers, times, st.one_of(st.none(), times)))
 answers = st.builds(
-    journal.Answer, card=cards, topic=st.one_of(st.none(), st.text(max_size=20)), time=times,
+    events.Answer, card=cards, topic=st.one_of(st.none(), st.text(max_size=20)), time=times,
     mode=st.sampled_from(["quiz", "review", "implicit"]), rating=st.integers(1, 4), correct=st.integers(0, 1),
     answer=st.text(max_size=40), seed=st.one_of(st.none(), st.integers(-2**63, 2**63 - 1)),
     params=st.dictionaries(st.text(max_size=8), st.one_of(st.none(), st.integers(-2**63, 2**63 - 1),
@@ -39,34 +39,34 @@ answers = st.builds(
     memo=st.one_of(st.none(), st.from_regex(r"[0-9a-f]{16}:[0-9]{1,9}", fullmatch=True)))
 bodies = {
     "answer": answers,
-    "retract": st.builds(journal.Retract, event=st.text(max_size=40)),
-    "flags": st.builds(journal.Flags, suspended=st.integers(0, 1), buried_until=st.one_of(st.none(), times),
+    "retract": st.builds(events.Retract, event=st.text(max_size=40)),
+    "flags": st.builds(events.Flags, suspended=st.integers(0, 1), buried_until=st.one_of(st.none(), times),
                        leech=st.integers(0, 1), reset_at=st.one_of(st.none(), times), flag=st.integers(0, 7)),
-    "setting": st.builds(journal.Setting, name=st.text(max_size=30), value=st.one_of(st.none(), st.text(max_size=30))),
+    "setting": st.builds(events.Setting, name=st.text(max_size=30), value=st.one_of(st.none(), st.text(max_size=30))),
 }
-events = st.sampled_from(journal.KINDS).flatmap(lambda kind: st.builds(
+any_event = st.sampled_from(events.KINDS).flatmap(lambda kind: st.builds(
     lambda seq, time, card, body: Event(f"{DEVICE}-{seq}", DEVICE, seq, time, kind, card, body),
     st.integers(1, 10**9), times, cards if kind != "setting" else st.none(), bodies[kind]))
 
 
-@given(events)
+@given(any_event)
 def test_a_written_line_reads_back_as_the_same_event(event):
-    line = journal.line_of(event)
+    line = events.line_of(event)
     assert line.endswith(b"\n") and line.count(b"\n") == 1   # one event, one line, whatever its text holds
-    assert journal.event_of(line, DEVICE) == event
+    assert events.event_of(line, DEVICE) == event
 
 
-@given(events)
+@given(any_event)
 def test_a_line_is_not_taken_for_another_device(event):
-    with pytest.raises(journal.Unreadable):
-        journal.event_of(journal.line_of(event), "fedcba9876543210")
+    with pytest.raises(events.Unreadable):
+        events.event_of(events.line_of(event), "fedcba9876543210")
 
 
 @given(st.binary(max_size=300))
 def test_any_bytes_are_an_event_or_one_reason(data):
     try:
-        journal.event_of(data, DEVICE)
-    except (journal.Unreadable, journal.Newer):
+        events.event_of(data, DEVICE)
+    except (events.Unreadable, events.Newer):
         pass
 
 
@@ -75,7 +75,7 @@ answer = {"card": "d/c1", "topic": None, "time": "2026-03-01T09:00:00.000000Z", 
 crafted = st.fixed_dictionaries({
     "v": st.just(1), "id": st.just(f"{DEVICE}-1"), "device": st.just(DEVICE), "seq": st.just(1),
     "time": st.sampled_from([answer["time"], "0001-01-01T00:00:00Z", "soon", "2026-02-30T08:00:00Z"]),
-    "kind": st.sampled_from(journal.KINDS), "card": st.sampled_from(["d/c1", None, "x" * 600, "nodeck"]),
+    "kind": st.sampled_from(events.KINDS), "card": st.sampled_from(["d/c1", None, "x" * 600, "nodeck"]),
     "body": st.fixed_dictionaries({}, optional={
         **{name: st.just(value) for name, value in answer.items()},
         "rating": st.sampled_from([0, 5, -1, 2**40, 2.5, "x", True, None]),
