@@ -30,7 +30,6 @@ syncs), under other rules, or whose memo is damaged, is worked out.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import re
@@ -140,7 +139,9 @@ def sync(store: Store, folder: Path, now: datetime) -> Report:
         if _settled(store.con, folder, device):
             _note_synced(lock, now)
             return report
-        with store.transaction() as con, _no_collection():
+        from studytool.decks.cache import gc_paused
+
+        with store.transaction() as con, gc_paused():
             decisions = _journal_decisions(con, device, format_time(now))
             answers = _name_answers(con, device)
             fresh = _read_others(con, folder, device, report)
@@ -397,19 +398,6 @@ def _read_journal(path: Path, device: str, offset: int, line_before: int, known:
         if not stuck:
             good_to, good_line = line.end, line.number
     return fresh, (good_to, good_line)
-
-
-@contextmanager
-def _no_collection() -> Iterator[None]:
-    """Python's cycle collector off while 100,000 events pile up (they hold no cycles: collecting would only walk
-    them, again and again, for half the time a sync takes)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _valid(event: Event) -> str | None:
