@@ -1,9 +1,11 @@
-"""Small hand-made cards, a scripted input and a recording view for driving study sessions; a crafted journal line."""
+"""Small hand-made cards, a scripted input and a recording view for driving study sessions; a crafted journal line;
+a progress database as an older studytool made it."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -127,3 +129,17 @@ def signed(document: dict) -> bytes:
     text = json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     document = {**document, "sum": hashlib.sha256(text.encode()).hexdigest()[:16]}
     return (json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode()
+
+
+def database_at(path, version: int) -> sqlite3.Connection:
+    """A progress database at schema `version`, as studytool then made it (its migrations up to there), open to
+    plant rows in; commit and close it before studytool opens the file."""
+    from studytool.study.schema import MIGRATIONS, MIGRATIONS_TABLE
+
+    con = sqlite3.connect(path)
+    con.execute(MIGRATIONS_TABLE)
+    for number, migration in enumerate(MIGRATIONS[:version], start=1):
+        for statement in migration:
+            con.execute(statement)
+        con.execute("INSERT INTO migrations VALUES (?, '2026-01-01T00:00:00.000000Z')", (number,))
+    return con

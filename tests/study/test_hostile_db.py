@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 from backup_fixtures import T0, answers_in, english, one_card_deck, record, three_days_of_one_card
+from study_fakes import database_at
 from typer.testing import CliRunner
 
 from studytool.cli import app
@@ -96,15 +97,8 @@ def test_a_trigger_in_the_database_is_never_copied_into_a_backup(home_with_backu
 
 
 def test_a_trigger_with_a_migration_s_name_and_another_body_is_refused(tmp_path):
-    from studytool.study.schema import MIGRATIONS, MIGRATIONS_TABLE
-
     db = tmp_path / "studytool.db"
-    con = sqlite3.connect(db)   # a version-6 database, whose migrations made the trigger (version 7 drops it)
-    con.execute(MIGRATIONS_TABLE)
-    for version, migration in enumerate(MIGRATIONS[:6], start=1):
-        for statement in migration:
-            con.execute(statement)
-        con.execute("INSERT INTO migrations VALUES (?, '2026-01-01T00:00:00.000000Z')", (version,))
+    con = database_at(db, 6)   # whose migrations made the trigger (version 7 drops it)
     con.commit()
     con.close()
     plant(db, "DROP TRIGGER reviews_prior_state")
@@ -114,15 +108,10 @@ def test_a_trigger_with_a_migration_s_name_and_another_body_is_refused(tmp_path)
 
 
 def test_an_older_schema_with_nothing_planted_still_opens_and_is_brought_up_to_date(tmp_path):
-    from studytool.study.schema import MIGRATIONS, MIGRATIONS_TABLE
+    from studytool.study.schema import MIGRATIONS
 
     db = tmp_path / "studytool.db"
-    con = sqlite3.connect(db)   # a version-2 database, as studytool once made it
-    con.execute(MIGRATIONS_TABLE)
-    for version, migration in enumerate(MIGRATIONS[:2], start=1):
-        for statement in migration:
-            con.execute(statement)
-        con.execute("INSERT INTO migrations VALUES (?, '2026-01-01T00:00:00.000000Z')", (version,))
+    con = database_at(db, 2)
     con.commit()
     con.close()
     with open_store(db, backups=False) as store:

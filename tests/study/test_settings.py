@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from study_fakes import database_at
 
 from studytool.errors import StudytoolError
 from studytool.study import settings
@@ -84,15 +84,8 @@ def test_parameters_are_kept_to_four_places_as_anki_shows_them(store):
 
 def test_a_schema_2_database_keeps_its_remembered_retention_as_retention(tmp_path):
     """Before settings had names of their own, `review --retention 0.85` stored 'desired_retention'."""
-    from studytool.study.store import MIGRATIONS
-
     path = tmp_path / "old.db"
-    con = sqlite3.connect(path)
-    con.execute("CREATE TABLE migrations (version INTEGER PRIMARY KEY, applied TEXT NOT NULL)")
-    for version, statements in enumerate(MIGRATIONS[:2], 1):
-        for statement in statements:
-            con.execute(statement)
-        con.execute("INSERT INTO migrations VALUES (?, 'then')", (version,))
+    con = database_at(path, 2)
     con.execute("INSERT INTO settings VALUES ('desired_retention', '0.85')")
     con.commit()
     con.close()

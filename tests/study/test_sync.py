@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 
 from studytool.cli import app
 from studytool.study import events, journal
-from study_fakes import drill_deck, signed
+from study_fakes import database_at, drill_deck, signed
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 ROOT = Path(__file__).resolve().parents[2]
@@ -450,16 +450,9 @@ def test_a_sync_with_nothing_new_writes_nothing(homes):
 
 
 def test_the_time_of_the_last_sync_survives_the_upgrade_that_moved_it(tmp_path):
-    from studytool.study.schema import MIGRATIONS, MIGRATIONS_TABLE
-
     home = tmp_path / "home"
     home.mkdir()
-    con = sqlite3.connect(home / "studytool.db")   # a version-6 home that synced, as studytool kept it then
-    con.execute(MIGRATIONS_TABLE)
-    for version, migration in enumerate(MIGRATIONS[:6], start=1):
-        for statement in migration:
-            con.execute(statement)
-        con.execute("INSERT INTO migrations VALUES (?, '2026-01-01T00:00:00.000000Z')", (version,))
+    con = database_at(home / "studytool.db", 6)   # a home that synced, as studytool kept its time then
     con.execute("INSERT INTO settings VALUES ('sync_last', '2026-03-01T09:00:00.000000Z')")
     con.commit()
     con.close()
