@@ -103,17 +103,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE card_flags ADD COLUMN flag INTEGER NOT NULL DEFAULT 0",
     ),
     # 7: a sync that keeps up with 100,000 answers (`sync.py`). Each answer keeps the schedule it left and what
-    # that was worked out under (`after`, `memo`), so that a replay meeting the same schedule before it takes the result
-    # instead of working it out again; an answer writes its `prior_state` with its `prior` (the triggers' UPDATE
-    # cost more than the insert); the sync log is keyed by device and sequence, and holds another device's
-    # answer only as that answer's row in `reviews` (its body NULL).
+    # that was worked out under (`after`, `memo`), so that a replay meeting the same schedule before it takes
+    # the result instead of working it out again; an answer writes its `prior_state` with its `prior` (the
+    # triggers' UPDATE cost more than the insert); the sync log is keyed by device and sequence, and keeps
+    # another device's answers only as their rows in `reviews`.
     (
         "ALTER TABLE reviews ADD COLUMN memo TEXT",    # what `after` was worked out under (`sync.py`)
         "ALTER TABLE reviews ADD COLUMN after TEXT",   # the schedule the answer left, as `prior` holds one
         "DROP TRIGGER reviews_prior_state",
         "DROP TRIGGER reviews_prior_state_update",
         "CREATE TABLE sync_log (device TEXT NOT NULL, seq INTEGER NOT NULL, time TEXT NOT NULL, kind TEXT NOT NULL,"
-        " card TEXT, body TEXT, PRIMARY KEY (device, seq)) WITHOUT ROWID",
+        " card TEXT, body TEXT NOT NULL, PRIMARY KEY (device, seq)) WITHOUT ROWID",
         "INSERT INTO sync_log SELECT device, seq, time, kind, card, body FROM sync_events"
         " WHERE kind != 'answer' OR device = (SELECT value FROM settings WHERE name = 'sync_device')",
         "DROP TABLE sync_events",
