@@ -1,11 +1,10 @@
 """Two computers, one progress: merging through a folder that something else keeps equal (Syncthing, Dropbox,
 a network drive, a USB stick, a git repository), with no server and no network code.
 
-Each home has a random device id and writes its own events to `FOLDER/<device>.jsonl` (`journal.py`,
-`events.py`), never
-another device's. An event is an answer, the retraction of an answer (`:undo` after it was journaled), a
-card's flags (suspended, buried, leech, forgotten) or a setting that follows the learner. `sync`, in one
-transaction:
+Each home has a random device id and writes its own events to `FOLDER/<device>.jsonl` (the files:
+`journal.py`; a line: `events.py`), never another device's. An event is an answer, the retraction of an answer
+(`:undo` after it was journaled), a card's flags (suspended, buried, leech, forgotten) or a setting that follows
+the learner. `sync`, in one transaction:
 
 1. names as events what happened here since the last sync (answers not yet journaled; flags and settings that
    differ from the last event about them; answers journaled and since undone, as retractions);
@@ -21,7 +20,7 @@ Events are ordered by (time, device, sequence) on every computer, so every compu
 journals computes the same schedules, whatever order it synced in and however far its clock is off.
 
 The replay keeps up with 100,000 answers because an answer carries the schedule it left and what that was
-worked out under (its memo: the schedule before it, the rules and the scheduler's code, its review count):
+worked out under (its memo: the schedule before it; the rules, time zone and code that worked it out; its count):
 a replay that reaches the answer with that same schedule, under those same rules, takes the result instead
 of working it out again. That is the scheduler's own answer, remembered, so a replay gives what working every
 answer out would give; an answer reached from another schedule (two computers answered the card between
@@ -163,7 +162,8 @@ def _settled(con: Any, folder: Path, device: str) -> bool:
     writing: no full check of the file, no day's backup.)"""
     if con.execute("SELECT 1 FROM reviews WHERE event IS NULL LIMIT 1").fetchone() or _undone_count(con, device):
         return False
-    if _changed(_flags_here(con), _last(con, "flags"), gone=False) or _changed(_settings_here(con), _last(con, "setting")):
+    if (_changed(_flags_here(con), _last(con, "flags"), gone=False)
+            or _changed(_settings_here(con), _last(con, "setting"))):
         return False
     read = {name: (offset, line) for name, offset, line in con.execute("SELECT device, offset, line FROM sync_read")}
     if device not in read or read[device][1] != _next_seq(con, device) - 1:
@@ -179,10 +179,11 @@ def _undone_count(con: Any, device: str) -> int:
     """How many of this home's journaled answers were undone and not yet retracted (each has one or the other:
     its row in `reviews`, or a retraction)."""
     low, high = f"{device}-", f"{device}."   # this device's event ids, as a range of the `reviews_event` index
-    events = con.execute("SELECT count(*) FROM sync_events WHERE device = ? AND kind = 'answer'", (device,)).fetchone()[0]
+    events = con.execute("SELECT count(*) FROM sync_events WHERE device = ? AND kind = 'answer'",
+                         (device,)).fetchone()[0]
     kept = con.execute("SELECT count(*) FROM reviews WHERE event >= ? AND event < ?", (low, high)).fetchone()[0]
-    retracted = con.execute("SELECT count(*) FROM sync_events WHERE device = ? AND kind != 'answer' AND kind = 'retract'",
-                            (device,)).fetchone()[0]
+    retracted = con.execute("SELECT count(*) FROM sync_events WHERE device = ? AND kind != 'answer'"
+                            " AND kind = 'retract'", (device,)).fetchone()[0]
     return events - kept - retracted
 
 
@@ -230,7 +231,8 @@ def _journal_decisions(con: Any, device: str, now: str) -> list[str | None]:
                 "SELECT e.seq, e.card FROM sync_events e WHERE e.device = ? AND e.kind = 'answer'"
                 " AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.event = e.device || '-' || e.seq)"
                 " AND NOT EXISTS (SELECT 1 FROM sync_events x WHERE x.device = e.device AND x.kind != 'answer'"
-                " AND x.kind = 'retract' AND x.card = e.card AND json_extract(x.body, '$.event') = e.device || '-' || e.seq)"
+                " AND x.kind = 'retract' AND x.card = e.card"
+                " AND json_extract(x.body, '$.event') = e.device || '-' || e.seq)"
                 " ORDER BY e.seq", (device,)).fetchall():
             add("retract", card, {"event": _event_id(device, own_seq)})
     for card, flags in sorted(_changed(_flags_here(con), _last(con, "flags"), gone=False).items()):
@@ -313,7 +315,8 @@ def _write_journal(store: Store, folder: Path, device: str) -> bool:
                 os.truncate(path, line.start)
                 break
             written, offset = line.number, line.end
-    pending = [events.Event(_event_id(device, seq), device, seq, time, kind, card, events.body_of(kind, json.loads(body)))
+    pending = [events.Event(_event_id(device, seq), device, seq, time, kind, card,
+                            events.body_of(kind, json.loads(body)))
                for seq, time, kind, card, body in con.execute(
                    "SELECT seq, time, kind, card, body FROM sync_events WHERE device = ? AND seq > ? ORDER BY seq",
                    (device, 0 if rebuild else written))]
@@ -545,7 +548,8 @@ def _replay(store: Store, cards: set[str | None], arrived: list[Event]) -> None:
             schedules.append((key, deck, schedule))
     for column, rows in moved.items():
         con.executemany(_MOVED_SQL.format(column), rows)
-    con.executemany("DELETE FROM cards WHERE key = ?", [(key,) for key, _deck, schedule in schedules if schedule is None])
+    con.executemany("DELETE FROM cards WHERE key = ?",
+                    [(key,) for key, _deck, schedule in schedules if schedule is None])
     con.executemany("INSERT OR REPLACE INTO cards (key, deck, state, step, stability, difficulty, due, last_review)"
                     " VALUES (:key, :deck, :state, :step, :stability, :difficulty, :due, :last_review)",
                     [{"key": key, "deck": deck, **schedule_row(schedule)}
@@ -758,7 +762,8 @@ def status(store: Store, folder: Path | None) -> Status:
     devices = [{"device": name, "last_event": last, "events": count, "this": name == device}
                for name, last, count in con.execute(   # another device's answers are known by their rows in `reviews`
                    "SELECT device, max(time), count(*) FROM (SELECT device, time FROM sync_events UNION ALL"
-                   " SELECT substr(event, 1, 16), time FROM reviews WHERE event IS NOT NULL AND event NOT LIKE ? || '-%')"
+                   " SELECT substr(event, 1, 16), time FROM reviews"
+                   " WHERE event IS NOT NULL AND event NOT LIKE ? || '-%')"
                    " GROUP BY device ORDER BY device", (device,))]
     to_write = con.execute("SELECT count(*) FROM reviews WHERE event IS NULL").fetchone()[0]
     to_read = 0

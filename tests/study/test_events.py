@@ -27,7 +27,8 @@ schedules = st.one_of(st.none(), st.builds(
     lambda deck, state, step, stability, difficulty, due, last: json.dumps(
         {"deck": deck, "state": state, "step": step, "stability": stability, "difficulty": difficulty, "due": due,
          "last_review": last}),
-    st.from_regex(r"[a-z0-9][a-z0-9-]{0,11}", fullmatch=True), st.sampled_from([1, 2, 3]), st.one_of(st.none(), st.integers(0, 999)),
+    st.from_regex(r"[a-z0-9][a-z0-9-]{0,11}", fullmatch=True), st.sampled_from([1, 2, 3]),
+    st.one_of(st.none(), st.integers(0, 999)),
     numbers, numbers, times, st.one_of(st.none(), times)))
 answers = st.builds(
     events.Answer, card=cards, topic=st.one_of(st.none(), st.text(max_size=20)), time=times,

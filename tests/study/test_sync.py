@@ -419,7 +419,8 @@ def test_memos_from_a_zone_that_starts_daylight_saving_on_another_day_are_worked
 
     for day in range(10):   # 01:30Z: Jerusalem is +3 from Friday 27 March, Athens from Sunday 29 March
         run(laptop, datetime(2026, 3, 19, 1, 30, tzinfo=timezone.utc) + timedelta(days=day), "Asia/Jerusalem",
-            "review", "--deck", "drill", "--new", "4", text="".join(rng.choice(["7\n", "7\n", "8\n"]) for _ in range(12)))
+            "review", "--deck", "drill", "--new", "4",
+            text="".join(rng.choice(["7\n", "7\n", "8\n"]) for _ in range(12)))
     end = datetime(2026, 3, 28, 2, 0, tzinfo=timezone.utc)
     run(laptop, end, "Asia/Jerusalem", "sync", str(laptop.folder))
     worked_out = Home(tmp_path, "worked-out", as_schema_1(laptop.folder, tmp_path / "Sync-1"), laptop.decks)
