@@ -18,7 +18,6 @@ from msgspec import Meta, Struct
 from studytool.i18n import _
 
 SCHEMA = 2                  # 2: an answer carries its memo (`prior`, `after`, `memo`: see `sync.py`)
-KINDS = ("answer", "retract", "flags", "setting")
 
 # A line as this version writes it, field by field: msgspec checks a line against these types as it reads it
 # (in C: a sync reads 100,000 lines), so a crafted line with a right checksum gets no further than a torn one.
@@ -94,6 +93,7 @@ class _SettingLine(_Line, tag="setting"):
 Body = Union[Answer, Retract, Flags, Setting]
 _LINE = msgspec.json.Decoder(Union[_AnswerLine, _RetractLine, _FlagsLine, _SettingLine])
 _BODIES = {"answer": Answer, "retract": Retract, "flags": Flags, "setting": Setting}
+KINDS = tuple(_BODIES)
 
 
 class Event(NamedTuple):   # a tuple: a sync reads 100,000 of them
