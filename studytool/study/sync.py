@@ -510,19 +510,19 @@ def _replay(store: Store, cards: set[str | None], arrived: list[Event]) -> None:
     from studytool.study.scheduler import Scheduler
 
     con, rules = store.con, study_rules(store)   # read now: the merge may have changed the settings
-    decks = {deck: Scheduler(rules(deck)) for deck in {key.split("/", 1)[0] for key in keys}}
-    replaying = {deck: _Deck(scheduler, _worked_out_under(scheduler.rules)) for deck, scheduler in decks.items()}
+    schedulers = {deck: Scheduler(rules(deck)) for deck in {key.split("/", 1)[0] for key in keys}}
+    replaying = {deck: _Deck(scheduler, _worked_out_under(scheduler.rules)) for deck, scheduler in schedulers.items()}
     resets = dict(con.execute("SELECT key, reset_at FROM card_flags WHERE reset_at IS NOT NULL"))
-    stored = con.execute("SELECT count(*) FROM reviews").fetchone()[0]
+    # a bulk load: more arrive than are stored (a new computer)
+    bulk = con.execute("SELECT count(*) FROM reviews").fetchone()[0] < len(arrived)
     histories: dict[str, list[tuple[Any, ...]]] = {}
-    for row in _stored_history(con, keys, whole=stored < len(arrived)):
+    for row in _stored_history(con, keys, whole=bulk):
         device, _dash, seq = (row[3] or "").rpartition("-")
         histories.setdefault(row[0], []).append((row[2], device, int(seq) if seq.isdigit() else 0, row[1], row))
     for event in arrived:   # (time, device, seq, None, event): a new answer sorts among the stored ones
         histories.setdefault(event.card, []).append((event.time, event.device, event.seq, None, event))
-    # The new answers go in first, with the schedules their memos name, so that the log's indexes can be made
-    # again (a bulk load: more arrive than are stored) while the replay runs; it then changes what it found otherwise.
-    bulk = stored < len(arrived)
+    # The new answers go in first, with the schedules their memos name, so that after a bulk load the log's
+    # indexes can be made again while the replay runs; it then changes what it found otherwise.
     indexes = con.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reviews'"
                           " AND sql IS NOT NULL").fetchall() if bulk else []
     for name, _sql in indexes:
