@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -83,6 +82,8 @@ def device_id(store: Store) -> str:
     """This home's device id, made on first use (random: two homes never share one)."""
     device = store.setting(DEVICE_SETTING, "")
     if not journal.DEVICE.match(device):
+        import secrets
+
         device = secrets.token_hex(8)
         store.set_setting(DEVICE_SETTING, device)
     return device
