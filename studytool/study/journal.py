@@ -44,11 +44,16 @@ def lines_from(path: Path, offset: int, number: int) -> Iterator[Line]:
         seen, carried, long = 0, b"", False   # the line being read: its length so far, its bytes, too long to hold
         while block := file.read(BLOCK):
             *ended, rest = block.split(b"\n")
-            for piece in ended:
-                seen += len(piece)
-                text = None if long or seen > MAX_LINE else carried + piece if carried else piece
+            if ended and seen:   # the line the last block left unfinished ends here
+                seen += len(ended[0])
+                text = None if long or seen > MAX_LINE else carried + ended[0]
                 yield Line(number, start, start + seen + 1, text)
                 start, number, seen, carried, long = start + seen + 1, number + 1, 0, b"", False
+                del ended[0]
+            for piece in ended:   # whole in this block
+                end = start + len(piece) + 1
+                yield Line(number, start, end, piece if len(piece) <= MAX_LINE else None)
+                start, number = end, number + 1
             seen += len(rest)
             long = long or seen > MAX_LINE
             carried = b"" if long else carried + rest

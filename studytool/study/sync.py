@@ -413,6 +413,8 @@ def _valid(event: Event) -> str | None:
         return _("not a time")
     if kind != "setting" and event.card is None:
         return _("no card")
+    if event.card is not None and not _card_ok(event.card):
+        return _("not an event of this version")
     if kind == "answer":
         ok = body.card == event.card and body.time == event.time
     elif kind == "retract":
@@ -422,6 +424,13 @@ def _valid(event: Event) -> str | None:
     else:
         ok = _setting_ok(body.name, body.value)
     return None if ok else _("not an event of this version")
+
+
+@lru_cache(maxsize=4096)
+def _card_ok(card: str) -> bool:
+    from studytool.study.events import CARD
+
+    return CARD.fullmatch(card) is not None
 
 
 def _real_time(text: str) -> bool:
@@ -558,13 +567,14 @@ def _replay(store: Store, cards: set[str | None], arrived: list[Event]) -> None:
 
 
 def _answer_row(event: Event) -> tuple[Any, ...]:
-    """An answer from another device's journal as _ADD_SQL stores it, with its memo: its `prior` as the replay
-    compares it (None: not a schedule of the form `_text` writes, which the replay never finds)."""
+    """An answer from another device's journal as _ADD_SQL stores it, with its memo. Its `prior` is stored as the
+    journal has it and its `prior_state` read off the place `_text` puts the state: the replay replaces both unless
+    it finds that very text before the answer (so a `prior` not of `_text`'s form never stays)."""
     body = event.body
     params = json.dumps(body.params, ensure_ascii=False) if body.params else "{}"
-    prior = SCHEDULE_TEXT.fullmatch(body.prior) if body.prior else None
+    state = body.prior[len(event.card.partition("/")[0]) + 22:][:1] if body.prior else ""
     return (event.card, body.topic, event.time, body.mode, body.rating, body.correct, body.answer, body.seed, params,
-            body.duration_ms, event.event, body.prior if prior else None, int(prior["state"]) if prior else None,
+            body.duration_ms, event.event, body.prior, int(state) if state in ("1", "2", "3") else None,
             body.memo, body.after)
 
 
