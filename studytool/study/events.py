@@ -107,6 +107,34 @@ class Event(NamedTuple):   # a tuple: a sync reads 100,000 of them
     body: Body
 
 
+def _rows_of(body: type) -> Any:
+    return list[tuple[str, str, int, str, str, Optional[str], body]]   # an Event with that body
+
+
+_PACKED = msgspec.msgpack.Decoder(tuple[bytes, tuple[_rows_of(Answer), _rows_of(Retract), _rows_of(Flags),
+                                                     _rows_of(Setting)], Any])
+
+
+def pack(found: list[Event], extra: Any) -> bytes:
+    """Events read by another process, and `extra` (plain values), as bytes for `unpack`: each kind apart (a body's
+    type is known by its place), with the order of their kinds."""
+    kinds: dict[str, list[Event]] = {kind: [] for kind in KINDS}
+    for event in found:
+        kinds[event.kind].append(event)
+    order = bytes(KINDS.index(event.kind) for event in found)
+    return msgspec.msgpack.encode((order, tuple(kinds.values()), extra))
+
+
+def unpack(data: bytes) -> tuple[list[Event], Any]:
+    """The events `pack` was given, in their order, and its `extra`; ValueError if `data` is not what it made."""
+    order, groups, extra = _PACKED.decode(data)
+    rows = [iter(group) for group in groups]
+    try:
+        return [Event(*next(rows[kind])) for kind in order], extra
+    except (IndexError, StopIteration):
+        raise ValueError("not what pack made") from None
+
+
 def body_of(kind: str, found: dict[str, Any]) -> Body:
     """An event's body from its stored JSON (this home's own events, kept to write its journal again)."""
     return msgspec.convert(found, _BODIES[kind])

@@ -35,14 +35,14 @@ class Line(NamedTuple):
     text: bytes | None   # without its newline; None: torn (no newline at the end of the file) or longer than MAX_LINE
 
 
-def lines_from(path: Path, offset: int, number: int) -> Iterator[Line]:
-    """The lines of `path` from byte `offset` on (`number`: the line there), in order, read a block at a time and
-    never holding more of a line than MAX_LINE."""
+def lines_from(path: Path, offset: int, number: int, stop: int | None = None) -> Iterator[Line]:
+    """The lines of `path` from byte `offset` on (`number`: the line there) to its end or to byte `stop` (a line's
+    start), in order, read a block at a time and never holding more of a line than MAX_LINE."""
     with open(path, "rb") as file:
         file.seek(offset)
         start = offset
         seen, carried, long = 0, b"", False   # the line being read: its length so far, its bytes, too long to hold
-        while block := file.read(BLOCK):
+        while block := file.read(BLOCK if stop is None else min(BLOCK, stop - file.tell())):
             *ended, rest = block.split(b"\n")
             if ended and seen:   # the line the last block left unfinished ends here
                 seen += len(ended[0])

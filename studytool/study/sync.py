@@ -41,10 +41,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from studytool.config import CLOCK_YEARS
 from studytool.errors import StudytoolError
 from studytool.i18n import _
-from studytool.study import journal
+from studytool.study import arrivals, journal
+from studytool.study.arrivals import LOCAL_SETTINGS
 from studytool.study.records import BadRow, format_time, parse_time, schedule_from_row, schedule_row
 from studytool.study.store import Schedule, Store
 from studytool.study.synced import last_sync, lock_path
@@ -58,7 +58,6 @@ SCHEDULE_TEXT = re.compile(   # a schedule as `_text` writes it: what a memo's `
     rf'\{{"deck": "[a-z0-9][a-z0-9-]{{0,99}}", "state": (?P<state>[123]), "step": (?:null|\d{{1,3}}), '
     rf'"stability": {_NUMBER}, "difficulty": {_NUMBER}, "due": {_TIME}, "last_review": (?:null|{_TIME})\}}')
 DEVICE_SETTING = "sync_device"      # a raw settings row, never journaled: this home's own
-LOCAL_SETTINGS = ("sync_dir",)      # `config` keys that stay on this computer
 ANSWER_COLUMNS = ("card", "topic", "time", "mode", "rating", "correct", "answer", "seed", "params", "duration_ms")
 FLAG_COLUMNS = ("suspended", "buried_until", "leech", "reset_at", "flag")
 
@@ -351,13 +350,16 @@ def _read_others(con: Any, folder: Path, device: str, report: Report) -> list[Ev
         offset, line = read.get(other, (0, 0))
         if path.stat().st_size < offset:   # its owner rebuilt it: read it again from the start (ids dedupe)
             offset, line = 0, 0
-        found, end = _read_journal(path, other, offset, line, _known(con, other, line), report)
+        arrived = arrivals.read(path, other, offset, line, _known(con, other, line))
+        report.problems.extend(arrived.problems)
         con.executemany("INSERT INTO sync_events (device, seq, time, kind, card, body) VALUES (?, ?, ?, ?, ?, ?)",
                         [(other, event.seq, event.time, event.kind, event.card,
-                          _body_text(msgspec.structs.asdict(event.body))) for event in found if event.kind != "answer"])
-        if end != read.get(other, (0, 0)):   # an empty journal never read needs no note
-            con.execute("INSERT OR REPLACE INTO sync_read (device, offset, line) VALUES (?, ?, ?)", (other, *end))
-        fresh.extend(found)
+                          _body_text(msgspec.structs.asdict(event.body)))
+                         for event in arrived.events if event.kind != "answer"])
+        if arrived.resume != read.get(other, (0, 0)):   # an empty journal never read needs no note
+            con.execute("INSERT OR REPLACE INTO sync_read (device, offset, line) VALUES (?, ?, ?)",
+                        (other, *arrived.resume))
+        fresh.extend(arrived.events)
     return fresh
 
 
@@ -371,86 +373,6 @@ def _known(con: Any, device: str, line: int) -> set[int]:
         "SELECT CAST(substr(event, 18) AS INTEGER) AS seq FROM reviews WHERE event >= ? AND event < ? AND seq > ?",
         (low, high, line)))
     return known
-
-
-def _read_journal(path: Path, device: str, offset: int, line_before: int, known: set[int],
-                  report: Report) -> tuple[list[Event], tuple[int, int]]:
-    """One other device's journal from byte `offset` (past line `line_before`): its events not `known`, and where
-    to read from next time (byte, line)."""
-    from studytool.study import events
-
-    good_to, good_line, stuck, fresh = offset, line_before, False, []
-    for line in journal.lines_from(path, offset, line_before + 1):
-        try:
-            if line.text is None:
-                raise events.Unreadable(_("torn or too long"))
-            event = events.event_of(line.text, device)
-            if why := _valid(event):
-                raise events.Unreadable(why)
-        except events.Newer as newer:
-            report.problems.append(_("{path}: written by a newer studytool (journal schema {found}); "
-                                     "upgrade studytool to read it").format(path=path, found=newer))
-            break
-        except events.Unreadable as why:
-            report.problems.append(_("{path}:{line}: skipped ({why}); it is read again next time").format(
-                path=path, line=line.number, why=why))
-            stuck = True
-            continue
-        if event.seq not in known:
-            known.add(event.seq)
-            fresh.append(event)
-        if not stuck:
-            good_to, good_line = line.end, line.number
-    return fresh, (good_to, good_line)
-
-
-def _valid(event: Event) -> str | None:
-    """Why an event says what this version cannot take, or None. Its types were checked as it was read
-    (`events.py`); here what they cannot say: a time that exists, a retraction of this device's answer, a setting
-    studytool knows."""
-    body, kind = event.body, event.kind
-    if not _real_time(event.time):
-        return _("not a time")
-    if kind != "setting" and event.card is None:
-        return _("no card")
-    if event.card is not None and not _card_ok(event.card):
-        return _("not an event of this version")
-    if kind == "answer":
-        ok = body.card == event.card and body.time == event.time
-    elif kind == "retract":
-        ok = body.event.startswith(f"{event.device}-")
-    elif kind == "flags":
-        ok = all(moment is None or _real_time(moment) for moment in (body.buried_until, body.reset_at))
-    else:
-        ok = _setting_ok(body.name, body.value)
-    return None if ok else _("not an event of this version")
-
-
-@lru_cache(maxsize=4096)
-def _card_ok(card: str) -> bool:
-    from studytool.study.events import CARD
-
-    return CARD.fullmatch(card) is not None
-
-
-def _real_time(text: str) -> bool:
-    try:
-        moment = parse_time(text)
-    except StudytoolError:
-        return False
-    return CLOCK_YEARS[0] <= moment.year <= CLOCK_YEARS[1]
-
-
-def _setting_ok(name: str, value: str | None) -> bool:
-    from studytool.study.settings import KEYS
-
-    deck, _colon, key = name.rpartition(":")
-    if key not in KEYS or key in LOCAL_SETTINGS or (deck and not KEYS[key].per_deck):
-        return False
-    try:
-        return value is None or KEYS[key].parse(value) is not None
-    except ValueError:
-        return False
 
 
 # --- 4. merging ------------------------------------------------------------------------------------------

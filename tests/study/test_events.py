@@ -57,6 +57,11 @@ def test_a_written_line_reads_back_as_the_same_event(event):
     assert events.event_of(line, DEVICE) == event
 
 
+@given(st.lists(any_event, max_size=12), st.lists(st.integers(-2**63, 2**63 - 1)))
+def test_events_packed_by_another_process_unpack_as_they_were(found, extra):
+    assert events.unpack(events.pack(found, extra)) == (found, extra)
+
+
 @given(any_event)
 def test_a_line_is_not_taken_for_another_device(event):
     with pytest.raises(events.Unreadable):

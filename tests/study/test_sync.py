@@ -24,7 +24,7 @@ import pytest
 from typer.testing import CliRunner
 
 from studytool.cli import app
-from studytool.study import events, journal
+from studytool.study import arrivals, events, journal
 from study_fakes import database_at, drill_deck, signed
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -363,6 +363,18 @@ def test_a_replay_that_takes_the_memos_gives_what_working_every_answer_out_gives
     with sqlite3.connect(tablet.home / "studytool.db") as con:   # its indexes were made again after a bulk load
         assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)] and schema_problem(con) is None
         assert con.execute("SELECT count(*) FROM reviews WHERE memo IS NULL AND mode = 'review'").fetchone()[0] == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here: a journal is read in one process")
+def test_a_new_computer_reading_each_journal_in_two_processes_gets_one_progress(homes, monkeypatch):
+    laptop, desktop, tablet = homes
+    end = study_apart(laptop, desktop)
+    forked, fork = [], os.fork
+    monkeypatch.setattr(arrivals, "SPLIT", 1)   # every journal counts as long
+    monkeypatch.setattr(os, "fork", lambda: forked.append(1) or fork())
+    assert tablet.sync(end)["read"] == len(laptop.log())
+    assert len(forked) == 2   # the laptop's journal and the desktop's
+    same_progress([laptop, desktop, tablet], end)
 
 
 def test_memos_worked_out_in_another_time_zone_are_worked_out_again(homes, tmp_path):

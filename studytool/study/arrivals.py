@@ -1,0 +1,227 @@
+"""What another device's journal brings: its lines from where reading stopped, each checked (`events.py` reads a
+line; here what a line's types cannot say), a long stretch read in two processes.
+
+A line that is torn, damaged or not an event of this version is reported with its file and line and skipped, and
+reading resumes before it next time; a line of a newer schema stops the reading of that journal. A new computer
+reads a whole history at its first sync (100,000 answers are 78 MB): then a forked process reads and checks the
+second half of what is new while this one reads the first, and hands its events back packed (`events.pack`). Where
+there is no `fork`, or the child fails, this process reads it all.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from studytool.config import CLOCK_YEARS
+from studytool.errors import StudytoolError
+from studytool.i18n import _
+from studytool.study import journal
+from studytool.study.records import parse_time
+
+if TYPE_CHECKING:
+    from studytool.study.events import Event
+
+SPLIT = 8 << 20   # bytes: a longer stretch to read is read in two processes (a fork and its hand-back cost ~0.05 s)
+LOCAL_SETTINGS = ("sync_dir",)   # `config` keys that stay on this computer: never an event
+
+
+@dataclass
+class Arrived:
+    """A journal read from where it stopped: its events this home lacked, one line for each line skipped or the
+    newer schema met, and where to read from next time (byte, line: before the first line skipped)."""
+    events: list[Event]
+    problems: list[str]
+    resume: tuple[int, int]
+
+
+def read(path: Path, device: str, offset: int, line_before: int, known: set[int]) -> Arrived:
+    """`device`'s journal at `path` from byte `offset` (past line `line_before`): its events whose sequence numbers
+    are not `known`, in the order of their lines (the first of two lines with one number)."""
+    middle = _middle(path, offset) if hasattr(os, "fork") else None
+    child = _Child(path, device, middle) if middle is not None else None
+    try:
+        found = _checked(journal.lines_from(path, offset, line_before + 1, stop=middle), device)
+        if child is not None:
+            rest = child.result()
+            if rest is None:   # the child failed: read its half here
+                rest = _checked(journal.lines_from(path, middle, 1), device)
+            found = found.then(rest)
+    finally:
+        if child is not None:
+            child.close()
+    fresh = []
+    for event in found.events:
+        if event.seq not in known:
+            known.add(event.seq)
+            fresh.append(event)
+    problems = [_("{path}:{line}: skipped ({why}); it is read again next time").format(path=path, line=line, why=why)
+                for line, why in found.skipped]
+    if found.newer is not None:
+        problems.append(_("{path}: written by a newer studytool (journal schema {found}); upgrade studytool to read "
+                          "it").format(path=path, found=found.newer))
+    return Arrived(fresh, problems, found.good or (offset, line_before))
+
+
+@dataclass
+class _Found:
+    """What a stretch of lines holds: its events (the first with each sequence number), the lines skipped
+    (number, why), the newer schema that stopped it, the end (byte, line) of the last line before the first one
+    skipped (None: its first line was), whether one was, and its last line's number."""
+    events: list[Event] = field(default_factory=list)
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    newer: str | None = None
+    good: tuple[int, int] | None = None
+    stuck: bool = False
+    last: int = 0
+
+    def then(self, rest: _Found) -> _Found:
+        """This stretch followed by `rest`, the next, whose lines are numbered from 1."""
+        if self.newer is not None:   # the reading stopped here
+            return self
+        shift = self.last
+        good = rest.good if rest.good is None else (rest.good[0], rest.good[1] + shift)
+        return _Found(self.events + rest.events, self.skipped + [(line + shift, why) for line, why in rest.skipped],
+                      rest.newer, self.good if self.stuck or good is None else good, self.stuck or rest.stuck,
+                      rest.last + shift if rest.last else self.last)
+
+
+def _checked(lines: Iterable[journal.Line], device: str) -> _Found:
+    from studytool.study import events
+
+    found, seen = _Found(), set()
+    for line in lines:
+        found.last = line.number
+        try:
+            if line.text is None:
+                raise events.Unreadable(_("torn or too long"))
+            event = events.event_of(line.text, device)
+            if why := _valid(event):
+                raise events.Unreadable(why)
+        except events.Newer as newer:
+            found.newer = str(newer)
+            break
+        except events.Unreadable as why:
+            found.skipped.append((line.number, str(why)))
+            found.stuck = True
+            continue
+        if event.seq not in seen:
+            seen.add(event.seq)
+            found.events.append(event)
+        if not found.stuck:
+            found.good = (line.end, line.number)
+    return found
+
+
+def _middle(path: Path, offset: int) -> int | None:
+    """Where the second half of what is new starts (a line's start), if it is long enough to read in two."""
+    size = path.stat().st_size
+    if size - offset < SPLIT:
+        return None
+    with open(path, "rb") as file:
+        file.seek(offset + (size - offset) // 2)
+        file.readline(journal.MAX_LINE + 1)
+        middle = file.tell()
+    return middle if middle < size else None
+
+
+class _Child:
+    """A forked process reading the lines from byte `start` on and checking them (`_checked`, numbered from 1),
+    sending back what it found, packed, through a pipe; this process goes on meanwhile."""
+
+    def __init__(self, path: Path, device: str, start: int):
+        from studytool.study import events   # imported here: a forked child imports nothing
+
+        self.reader, writer = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:   # the child: only reads the file and writes to the pipe, then ends at once
+            code = 1
+            try:
+                os.close(self.reader)
+                found = _checked(journal.lines_from(path, start, 1), device)
+                with open(writer, "wb") as pipe:
+                    pipe.write(events.pack(found.events, (found.skipped, found.newer, found.good, found.stuck,
+                                                          found.last)))
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(writer)
+
+    def result(self) -> _Found | None:
+        """What the child found; None if it failed."""
+        from studytool.study import events
+
+        with open(self.reader, "rb", closefd=False) as pipe:
+            data = pipe.read()
+        _pid, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+            return None
+        try:
+            found, (skipped, newer, good, stuck, last) = events.unpack(data)
+        except ValueError:
+            return None
+        return _Found(found, [tuple(pair) for pair in skipped], newer, tuple(good) if good else None, stuck, last)
+
+    def close(self) -> None:
+        """End the child if it still runs (Ctrl-C: this process stops here) and close the pipe."""
+        if self.pid:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+        os.close(self.reader)
+
+
+def _valid(event: Event) -> str | None:
+    """Why an event says what this version cannot take, or None. Its types were checked as it was read
+    (`events.py`); here what they cannot say: a card's id, a time that exists, a retraction of this device's answer,
+    a setting studytool knows."""
+    body, kind = event.body, event.kind
+    if not _real_time(event.time):
+        return _("not a time")
+    if kind != "setting" and event.card is None:
+        return _("no card")
+    if event.card is not None and not _card_ok(event.card):
+        return _("not an event of this version")
+    if kind == "answer":
+        ok = body.card == event.card and body.time == event.time
+    elif kind == "retract":
+        ok = body.event.startswith(f"{event.device}-")
+    elif kind == "flags":
+        ok = all(moment is None or _real_time(moment) for moment in (body.buried_until, body.reset_at))
+    else:
+        ok = _setting_ok(body.name, body.value)
+    return None if ok else _("not an event of this version")
+
+
+@lru_cache(maxsize=4096)
+def _card_ok(card: str) -> bool:
+    from studytool.study.events import CARD
+
+    return CARD.fullmatch(card) is not None
+
+
+def _real_time(text: str) -> bool:
+    try:
+        moment = parse_time(text)
+    except StudytoolError:
+        return False
+    return CLOCK_YEARS[0] <= moment.year <= CLOCK_YEARS[1]
+
+
+def _setting_ok(name: str, value: str | None) -> bool:
+    from studytool.study.settings import KEYS
+
+    deck, _colon, key = name.rpartition(":")
+    if key not in KEYS or key in LOCAL_SETTINGS or (deck and not KEYS[key].per_deck):
+        return False
+    try:
+        return value is None or KEYS[key].parse(value) is not None
+    except ValueError:
+        return False
+
