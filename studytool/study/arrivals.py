@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from studytool.config import CLOCK_YEARS
 from studytool.errors import StudytoolError
@@ -46,11 +47,13 @@ def read(path: Path, device: str, offset: int, line_before: int, known: set[int]
     middle = _middle(path, offset) if hasattr(os, "fork") else None
     child = _Child(path, device, middle) if middle is not None else None
     try:
+        if child is not None and not child.fork():
+            child, middle = None, None   # no process to be had: this one reads it all
         found = _checked(journal.lines_from(path, offset, line_before + 1, stop=middle), device)
         if child is not None:
             rest = child.result()
             if rest is None:   # the child failed: read its half here
-                rest = _checked(journal.lines_from(path, middle, 1), device)
+                rest = _checked(journal.lines_from(path, child.start, 1), device)
             found = found.then(rest)
     finally:
         if child is not None:
@@ -125,43 +128,69 @@ def _middle(path: Path, offset: int) -> int | None:
         return None
     with open(path, "rb") as file:
         file.seek(offset + (size - offset) // 2)
-        file.readline(journal.MAX_LINE + 1)
+        while (piece := file.readline(journal.BLOCK)) and not piece.endswith(b"\n"):
+            pass   # a line longer than a block: on to its end
         middle = file.tell()
     return middle if middle < size else None
 
 
 class _Child:
     """A forked process reading the lines from byte `start` on and checking them (`_checked`, numbered from 1),
-    sending back what it found, packed, through a pipe; this process goes on meanwhile."""
+    sending back what it found, packed, through a pipe, while this process goes on. Ctrl-C ends it at once: it
+    never runs this process's code past the fork (its rollback, its lock's release), whenever the key is pressed."""
 
     def __init__(self, path: Path, device: str, start: int):
-        from studytool.study import events   # imported here: a forked child imports nothing
+        self.path, self.device, self.start = path, device, start
+        self.pid, self.reader = 0, -1
 
-        self.reader, writer = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:   # the child: only reads the file and writes to the pipe, then ends at once
-            code = 1
-            try:
-                os.close(self.reader)
-                found = _checked(journal.lines_from(path, start, 1), device)
-                with open(writer, "wb") as pipe:
-                    pipe.write(events.pack(found.events, (found.skipped, found.newer, found.good, found.stuck,
-                                                          found.last)))
-                code = 0
-            finally:
-                os._exit(code)
+    def fork(self) -> bool:
+        """Start it; False if the system has no process or pipe to spare."""
+        try:
+            self.reader, writer = os.pipe()
+        except OSError:
+            return False
+        interrupts = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})   # held until each side is ready
+        try:
+            self.pid = os.fork()
+        except OSError:
+            self.pid = -1
+        if self.pid == 0:
+            self._run(writer, interrupts)
+        signal.pthread_sigmask(signal.SIG_SETMASK, interrupts)
         os.close(writer)
+        if self.pid < 0:
+            self.pid = 0
+            self.close()
+            return False
+        return True
+
+    def _run(self, writer: int, interrupts: Any) -> NoReturn:
+        from studytool.study import events
+
+        code = 1
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)   # a Ctrl-C ends the child where it stands
+            signal.pthread_sigmask(signal.SIG_SETMASK, interrupts)
+            os.close(self.reader)
+            found = _checked(journal.lines_from(self.path, self.start, 1), self.device)
+            with open(writer, "wb") as pipe:
+                pipe.write(events.pack(found.events, (found.skipped, found.newer, found.good, found.stuck,
+                                                      found.last)))
+            code = 0
+        finally:
+            os._exit(code)
 
     def result(self) -> _Found | None:
-        """What the child found; None if it failed."""
+        """What the child found; None if it failed (what it sent back is not whole)."""
         from studytool.study import events
 
         with open(self.reader, "rb", closefd=False) as pipe:
             data = pipe.read()
-        _pid, status = os.waitpid(self.pid, 0)
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:   # reaped already: whatever started studytool ignores SIGCHLD
+            pass
         self.pid = 0
-        if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
-            return None
         try:
             found, (skipped, newer, good, stuck, last) = events.unpack(data)
         except ValueError:
@@ -171,10 +200,13 @@ class _Child:
     def close(self) -> None:
         """End the child if it still runs (Ctrl-C: this process stops here) and close the pipe."""
         if self.pid:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
+            with suppress(ProcessLookupError, ChildProcessError):   # it ended and was reaped meanwhile
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
             self.pid = 0
-        os.close(self.reader)
+        if self.reader >= 0:
+            os.close(self.reader)
+            self.reader = -1
 
 
 def _valid(event: Event) -> str | None:

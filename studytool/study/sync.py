@@ -2,9 +2,9 @@
 a network drive, a USB stick, a git repository), with no server and no network code.
 
 Each home has a random device id and writes its own events to `FOLDER/<device>.jsonl` (the files:
-`journal.py`; a line: `events.py`), never another device's. An event is an answer, the retraction of an answer
-(`:undo` after it was journaled), a card's flags (suspended, buried, leech, forgotten) or a setting that follows
-the learner. `sync`, in one transaction:
+`journal.py`; a line: `events.py`; another device's lines read and checked: `arrivals.py`), never another
+device's. An event is an answer, the retraction of an answer (`:undo` after it was journaled), a card's flags
+(suspended, buried, leech, forgotten) or a setting that follows the learner. `sync`, in one transaction:
 
 1. names as events what happened here since the last sync (answers not yet journaled; flags and settings that
    differ from the last event about them; answers journaled and since undone, as retractions);
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 _NUMBER = r"(?:null|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)"
 _TIME = r'"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z"'
 SCHEDULE_TEXT = re.compile(   # a schedule as `_text` writes it: what a memo's `after` must be to be taken
-    rf'\{{"deck": "[a-z0-9][a-z0-9-]{{0,99}}", "state": (?P<state>[123]), "step": (?:null|\d{{1,3}}), '
+    rf'\{{"deck": "(?P<deck>[a-z0-9][a-z0-9-]{{0,99}})", "state": (?P<state>[123]), "step": (?:null|\d{{1,3}}), '
     rf'"stability": {_NUMBER}, "difficulty": {_NUMBER}, "due": {_TIME}, "last_review": (?:null|{_TIME})\}}')
 DEVICE_SETTING = "sync_device"      # a raw settings row, never journaled: this home's own
 ANSWER_COLUMNS = ("card", "topic", "time", "mode", "rating", "correct", "answer", "seed", "params", "duration_ms")
@@ -494,7 +494,8 @@ def _answer_row(event: Event) -> tuple[Any, ...]:
     it finds that very text before the answer (so a `prior` not of `_text`'s form never stays)."""
     body = event.body
     params = json.dumps(body.params, ensure_ascii=False) if body.params else "{}"
-    state = body.prior[len(event.card.partition("/")[0]) + 22:][:1] if body.prior else ""
+    at = body.prior.find('", "state": ', 10) + 12 if body.prior else 0   # past the deck's name, which has no quote
+    state = body.prior[at:at + 1] if at >= 12 else ""
     return (event.card, body.topic, event.time, body.mode, body.rating, body.correct, body.answer, body.seed, params,
             body.duration_ms, event.event, body.prior, int(state) if state in ("1", "2", "3") else None,
             body.memo, body.after)
@@ -587,6 +588,8 @@ def _walk(key: str, deck: str, history: list[tuple[Any, ...]], reset: str | None
         if mode == "review" or (mode == "implicit" and state is not None):
             under = f"{replaying.under}:{reps}"
             taken = trusting and had_under == under and had_prior == state and SCHEDULE_TEXT.fullmatch(had_after or "")
+            if taken and taken["deck"] != deck:   # left before its deck was renamed: `_text` names the deck it is in
+                taken = None
             if taken:
                 result, number, schedule = had_after, int(taken["state"]), None
             else:

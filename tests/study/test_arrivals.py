@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 
 import msgspec
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from studytool.study import arrivals, events
+from studytool.study import arrivals, events, journal
 from study_fakes import signed
 from test_events import DEVICE, answers, any_event, cards, times
 
@@ -44,22 +45,24 @@ def journal_of(tmp_path_factory, lines: list[bytes], torn: bool) -> tuple[os.Pat
     return path, starts
 
 
-def read(path, offset: int, before: int, known: set[int], split: int) -> arrivals.Arrived:
+def read(path, offset: int, before: int, known: set[int], split: int, **journal_sizes: int) -> arrivals.Arrived:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(arrivals, "SPLIT", split)
+        for name, value in journal_sizes.items():   # BLOCK, MAX_LINE: the forked child has them too
+            patch.setattr(journal, name, value)
         return arrivals.read(path, DEVICE, offset, before, set(known))
 
 
 @settings(max_examples=150, deadline=None)
 @given(lines=lines, torn=st.booleans(), skip=st.integers(0, 14), known=st.sets(st.integers(1, 10**9), max_size=3),
-       data=st.data())
-def test_read_in_two_processes_is_read_in_one(tmp_path_factory, lines, torn, skip, known, data):
+       block=st.sampled_from([7, 300, 1 << 20]), longest=st.sampled_from([200, 700, 1 << 20]), data=st.data())
+def test_read_in_two_processes_is_read_in_one(tmp_path_factory, lines, torn, skip, known, block, longest, data):
     path, starts = journal_of(tmp_path_factory, lines, torn)
     skip = min(skip, len(lines))
     seqs = [event.seq for line in lines for event in _events_on(line)]
     known = known | set(data.draw(st.lists(st.sampled_from(seqs), max_size=3)) if seqs else [])
-    alone = read(path, starts[skip], skip, known, split=1 << 40)
-    assert read(path, starts[skip], skip, known, split=1) == alone
+    alone = read(path, starts[skip], skip, known, split=1 << 40, BLOCK=block, MAX_LINE=longest)
+    assert read(path, starts[skip], skip, known, split=1, BLOCK=block, MAX_LINE=longest) == alone
     event(f"events found: {min(len(alone.events), 4)}")
 
 
@@ -135,3 +138,30 @@ def test_a_short_stretch_is_read_here(tmp_path_factory, monkeypatch):
     path = journal_with_a_damaged_line_in_each_half(tmp_path_factory)
     monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked for a short stretch"))
     assert len(read(path, 0, 0, set(), split=path.stat().st_size + 1).events) == 38
+
+
+def open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open files in /proc")
+def test_no_process_to_be_had_reads_it_all_here_and_leaves_no_pipe_open(tmp_path_factory, monkeypatch):
+    path = journal_with_a_damaged_line_in_each_half(tmp_path_factory)
+    alone, before = read(path, 0, 0, set(), split=1 << 40), open_descriptors()
+
+    def no_fork():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert read(path, 0, 0, set(), split=1) == alone
+    assert open_descriptors() == before
+
+
+def test_a_child_reaped_by_the_system_is_no_error(tmp_path_factory):
+    path = journal_with_a_damaged_line_in_each_half(tmp_path_factory)
+    alone = read(path, 0, 0, set(), split=1 << 40)
+    ignored = signal.signal(signal.SIGCHLD, signal.SIG_IGN)   # as some launchers leave it: children reap themselves
+    try:
+        assert read(path, 0, 0, set(), split=1) == alone
+    finally:
+        signal.signal(signal.SIGCHLD, ignored)

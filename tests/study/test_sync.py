@@ -70,6 +70,13 @@ class Home:
             return con.execute("SELECT card, time, mode, rating, correct, answer, prior FROM reviews"
                                " ORDER BY card, time, event").fetchall()
 
+    def priors_hold_their_cards_deck_and_state(self) -> bool:
+        """Every answer's `prior` names its card's deck, and its `prior_state` is the state in it."""
+        with sqlite3.connect(self.home / "studytool.db") as con:
+            rows = con.execute("SELECT card, prior, prior_state FROM reviews").fetchall()
+        return all((json.loads(prior)["deck"], json.loads(prior)["state"]) == (card.split("/")[0], state)
+                   if prior else state is None for card, prior, state in rows)
+
     def schedules(self) -> list[tuple]:
         with sqlite3.connect(self.home / "studytool.db") as con:
             return con.execute("SELECT * FROM cards ORDER BY key").fetchall()
@@ -86,6 +93,8 @@ def homes(tmp_path):
 
 def same_progress(homes: list[Home], now: datetime) -> None:
     first = homes[0]
+    for home in homes:
+        assert home.priors_hold_their_cards_deck_and_state()
     for other in homes[1:]:
         assert other.cards(now) == first.cards(now)
         assert other.schedules() == first.schedules()
@@ -405,6 +414,30 @@ def test_a_memo_naming_a_schedule_fsrs_cannot_use_is_not_taken(homes, tmp_path):
     fresh = Home(tmp_path, "fresh", crafted, laptop.decks)
     assert fresh.sync(end)["problems"] == []
     assert fresh.schedules() == laptop.schedules()   # the crafted card's answers worked out, as the laptop did
+
+
+def test_memos_left_before_their_deck_was_renamed_are_worked_out_again(homes, tmp_path):
+    laptop, desktop = homes[:2]
+    end = study_apart(laptop, desktop)
+    renamed = tmp_path / "Renamed"   # the schedules each answer found and left name the deck as it was called
+    shutil.copytree(laptop.folder, renamed)
+    for device in journal.devices_in(renamed):
+        path = journal.path_of(renamed, device)
+        lines = []
+        for line in path.read_bytes().splitlines(keepends=True):
+            document = json.loads(line)
+            if document["kind"] == "answer":
+                for name in ("prior", "after"):
+                    if document["body"][name]:
+                        document["body"][name] = document["body"][name].replace('"deck": "drill"', '"deck": "dr"')
+                del document["sum"]
+                line = signed(document)
+            lines.append(line)
+        path.write_bytes(b"".join(lines))
+    fresh = Home(tmp_path, "fresh", renamed, laptop.decks)
+    assert fresh.sync(end)["problems"] == []
+    assert fresh.schedules() == laptop.schedules()
+    assert fresh.priors_hold_their_cards_deck_and_state()
 
 
 def test_a_card_forgotten_after_its_last_answer_stays_forgotten_on_every_computer(homes):
