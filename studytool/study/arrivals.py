@@ -4,8 +4,8 @@ line; here what a line's types cannot say), a long stretch read in two processes
 A line that is torn, damaged or not an event of this version is reported with its file and line and skipped, and
 reading resumes before it next time; a line of a newer schema stops the reading of that journal. A new computer
 reads a whole history at its first sync (100,000 answers are 78 MB): then a forked process reads and checks the
-second half of what is new while this one reads the first, and hands its events back packed (`events.pack`). Where
-there is no `fork`, or the child fails, this process reads it all.
+second half of what is new while this one reads the first, and hands its events back packed (`events.pack`) in
+memory the two share. Where there is no `fork`, or the child fails, this process reads it all.
 """
 
 from __future__ import annotations
@@ -136,17 +136,20 @@ def _middle(path: Path, offset: int) -> int | None:
 
 class _Child:
     """A forked process reading the lines from byte `start` on and checking them (`_checked`, numbered from 1),
-    sending back what it found, packed, through a pipe, while this process goes on. Ctrl-C ends it at once: it
-    never runs this process's code past the fork (its rollback, its lock's release), whenever the key is pressed."""
+    leaving what it found, packed, in memory shared with this process, which goes on meanwhile. Ctrl-C ends it at
+    once: it never runs this process's code past the fork (its rollback, its lock's release), whenever the key is
+    pressed."""
 
     def __init__(self, path: Path, device: str, start: int):
         self.path, self.device, self.start = path, device, start
-        self.pid, self.reader = 0, -1
+        self.pid, self.shared = 0, None
 
     def fork(self) -> bool:
-        """Start it; False if the system has no process or pipe to spare."""
-        try:
-            self.reader, writer = os.pipe()
+        """Start it; False if the system has no process or memory to spare."""
+        import mmap
+
+        try:   # what the child sends back is smaller than the lines it reads; pages are taken only as written
+            self.shared = mmap.mmap(-1, 2 * (self.path.stat().st_size - self.start) + (1 << 20))
         except OSError:
             return False
         interrupts = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})   # held until each side is ready
@@ -155,58 +158,59 @@ class _Child:
         except OSError:
             self.pid = -1
         if self.pid == 0:
-            self._run(writer, interrupts)
+            self._run(interrupts)
         signal.pthread_sigmask(signal.SIG_SETMASK, interrupts)
-        os.close(writer)
         if self.pid < 0:
             self.pid = 0
             self.close()
             return False
         return True
 
-    def _run(self, writer: int, interrupts: Any) -> NoReturn:
+    def _run(self, interrupts: Any) -> NoReturn:
         from studytool.study import events
 
         code = 1
         try:
             signal.signal(signal.SIGINT, signal.SIG_DFL)   # a Ctrl-C ends the child where it stands
             signal.pthread_sigmask(signal.SIG_SETMASK, interrupts)
-            os.close(self.reader)
             found = _checked(journal.lines_from(self.path, self.start, 1), self.device)
-            with open(writer, "wb") as pipe:
-                pipe.write(events.pack(found.events, (found.skipped, found.newer, found.good, found.stuck,
-                                                      found.last)))
-            code = 0
+            packed = events.pack(found.events, (found.skipped, found.newer, found.good, found.stuck, found.last))
+            if 8 + len(packed) <= len(self.shared):
+                self.shared[8:8 + len(packed)] = packed
+                self.shared[:8] = len(packed).to_bytes(8, "little")   # last: what it sent is whole
+                code = 0
         finally:
             os._exit(code)
 
     def result(self) -> _Found | None:
-        """What the child found; None if it failed (what it sent back is not whole)."""
+        """What the child found, once it ended; None if it failed."""
         from studytool.study import events
 
-        with open(self.reader, "rb", closefd=False) as pipe:
-            data = pipe.read()
         try:
             os.waitpid(self.pid, 0)
         except ChildProcessError:   # reaped already: whatever started studytool ignores SIGCHLD
             pass
         self.pid = 0
-        try:
-            found, (skipped, newer, good, stuck, last) = events.unpack(data)
-        except ValueError:
+        size = int.from_bytes(self.shared[:8], "little")
+        if not size:
             return None
+        with memoryview(self.shared) as shared:
+            try:
+                found, (skipped, newer, good, stuck, last) = events.unpack(shared[8:8 + size])
+            except ValueError:
+                return None
         return _Found(found, [tuple(pair) for pair in skipped], newer, tuple(good) if good else None, stuck, last)
 
     def close(self) -> None:
-        """End the child if it still runs (Ctrl-C: this process stops here) and close the pipe."""
+        """End the child if it still runs (Ctrl-C: this process stops here) and let go of the shared memory."""
         if self.pid:
             with suppress(ProcessLookupError, ChildProcessError):   # it ended and was reaped meanwhile
                 os.kill(self.pid, signal.SIGKILL)
                 os.waitpid(self.pid, 0)
             self.pid = 0
-        if self.reader >= 0:
-            os.close(self.reader)
-            self.reader = -1
+        if self.shared is not None:
+            self.shared.close()
+            self.shared = None
 
 
 def _valid(event: Event) -> str | None:

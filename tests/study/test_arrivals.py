@@ -145,7 +145,7 @@ def open_descriptors() -> int:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open files in /proc")
-def test_no_process_to_be_had_reads_it_all_here_and_leaves_no_pipe_open(tmp_path_factory, monkeypatch):
+def test_no_process_to_be_had_reads_it_all_here_and_leaves_nothing_open(tmp_path_factory, monkeypatch):
     path = journal_with_a_damaged_line_in_each_half(tmp_path_factory)
     alone, before = read(path, 0, 0, set(), split=1 << 40), open_descriptors()
 
