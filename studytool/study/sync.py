@@ -141,16 +141,20 @@ def sync(store: Store, folder: Path, now: datetime) -> Report:
         from studytool.decks.cache import gc_paused
 
         with store.transaction() as con, gc_paused():
-            decisions = _journal_decisions(con, device, format_time(now))
-            answers = _name_answers(con, device)
-            fresh = _read_others(con, folder, device, report)
-            arrived, touched = _apply(con, fresh)
-            _replay(store, touched | {card for _id, card in answers} | set(decisions), arrived)
-            _journal_answers(con, device, answers)
+            _merge(store, con, folder, device, now, report)   # the events it read are gone when the collector is back
         report.rebuilt = _write_journal(store, folder, device)
         _note_synced(lock, now)
-        report.written, report.read, report.cards = len(answers) + len(decisions), len(fresh), len(touched)
         return report
+
+
+def _merge(store: Store, con: Any, folder: Path, device: str, now: datetime, report: Report) -> None:
+    decisions = _journal_decisions(con, device, format_time(now))
+    answers = _name_answers(con, device)
+    fresh = _read_others(con, folder, device, report)
+    arrived, touched = _apply(con, fresh)
+    _replay(store, touched | {card for _id, card in answers} | set(decisions), arrived)
+    _journal_answers(con, device, answers)
+    report.written, report.read, report.cards = len(answers) + len(decisions), len(fresh), len(touched)
 
 
 # --- 0. anything to do? ----------------------------------------------------------------------------------
