@@ -1,6 +1,6 @@
 """What `studytool sync` costs: reading 100,000 new events and replaying their cards, and a sync with nothing new.
 
-    python benchmarks/sync.py [--events 100000] [--cards 2000] [--runs 5]
+    python benchmarks/sync.py [--events 100000] [--cards 2000] [--runs 5] [--baseline DIR]
 
 Another device records `--events` answers over `--cards` cards (review answers a day apart, each card's in
 time order, ratings drawn from a seeded generator) and syncs: its journal is what studytool writes. Then,
@@ -14,11 +14,17 @@ median of `--runs`:
 - the common sync: the other device's next day (200 answers) on top of the whole history;
 - once, the fresh home's sync of the same journal as the previous release wrote it (schema 1, no memos):
   every answer worked out.
+
+With `--baseline DIR` (a checkout of another studytool, e.g. `git worktree add /tmp/base <commit>`), the first
+four are measured for it too, in the same run, its runs alternating with this tree's (the machine's speed drifts:
+the ratio is the figure to read). Each side's journal is written by that side's own code, and every measurement
+runs in a process of its own, so each side imports only its own studytool.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -29,11 +35,9 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve()
+ROOT = Path(os.environ.get("BENCH_STUDYTOOL", HERE.parents[1]))   # whose studytool this process measures
 sys.path.insert(0, str(ROOT))
-
-from studytool.study import events, journal   # noqa: E402
-from studytool.study.records import format_time   # noqa: E402
 
 DEVICE = "00000000000000aa"
 START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -56,6 +60,8 @@ def answered(db: Path, folder: Path, rows: list[tuple[str, str, str, int]], now:
 
 def history(events: int, cards: int) -> list[tuple[str, str, str, int]]:
     """`events` review answers over `cards` cards, a day apart, ratings from a seeded generator."""
+    from studytool.study.records import format_time
+
     rng = random.Random(0)
     return [(f"bench/c{card}", "layernorm", format_time(START + timedelta(days=day, seconds=card)),
              rng.choice((1, 3, 3, 3, 4))) for day in range(events // cards) for card in range(cards)]
@@ -63,12 +69,16 @@ def history(events: int, cards: int) -> list[tuple[str, str, str, int]]:
 
 def a_day_later(events: int, cards: int, answers: int) -> list[tuple[str, str, str, int]]:
     """The next day's `answers` answers, over the first cards."""
+    from studytool.study.records import format_time
+
     day = START + timedelta(days=events // cards)
     return [(f"bench/c{n % cards}", "layernorm", format_time(day + timedelta(seconds=n)), 3) for n in range(answers)]
 
 
 def without_memos(folder: Path, into: Path) -> None:
     """The same journal as the previous release wrote it (schema 1: no answer carries the schedule it left)."""
+    from studytool.study import events, journal
+
     into.mkdir()
     lines = [events.line_of(events.event_of(line.text, DEVICE), schema=1)
              for line in journal.lines_from(journal.path_of(folder, DEVICE), 0, 1)]
@@ -76,6 +86,7 @@ def without_memos(folder: Path, into: Path) -> None:
 
 
 def in_process(home: Path, folder: Path) -> tuple[float, float]:
+    """A fresh home's sync of `folder`, then the same at once (nothing new): their times in this process."""
     from studytool.study.store import open_store
     from studytool.study.sync import sync
 
@@ -90,14 +101,6 @@ def in_process(home: Path, folder: Path) -> tuple[float, float]:
     return full, empty
 
 
-def whole_process(args: list[str], home: Path) -> float:
-    env = {**os.environ, "STUDYTOOL_HOME": str(home), "STUDYTOOL_NOW": NOW.isoformat(),
-           "PYTHONPATH": str(ROOT)}
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "studytool", *args], env=env, check=True, capture_output=True)
-    return time.perf_counter() - start
-
-
 def synced_again(home: Path, folder: Path) -> float:
     from studytool.study.store import open_store
     from studytool.study.sync import sync
@@ -110,38 +113,90 @@ def synced_again(home: Path, folder: Path) -> float:
     return took
 
 
+def as_side(root: Path, *args: str) -> str:
+    """This script run with `root`'s studytool (`--step ...`): what it prints."""
+    env = {**os.environ, "BENCH_STUDYTOOL": str(root)}
+    return subprocess.run([sys.executable, str(HERE), *args], env=env, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def whole_process(root: Path, args: list[str], home: Path) -> float:
+    env = {**os.environ, "STUDYTOOL_HOME": str(home), "STUDYTOOL_NOW": NOW.isoformat(), "PYTHONPATH": str(root)}
+    start = time.perf_counter()   # run from elsewhere: `-m` would import the studytool in the working folder first
+    subprocess.run([sys.executable, "-m", "studytool", *args], env=env, check=True, capture_output=True,
+                   cwd=home.parent)
+    return time.perf_counter() - start
+
+
+def step(options: argparse.Namespace) -> None:
+    """One measurement or preparation in a process of its own, with BENCH_STUDYTOOL's studytool."""
+    folder, place = Path(options.step[1]), Path(options.step[2])
+    if options.step[0] == "journal":   # place: the other device's database
+        answered(place, folder, history(options.events, options.cards), NOW)
+    elif options.step[0] == "day-later":
+        answered(place, folder, a_day_later(options.events, options.cards, 200), NOW)
+    elif options.step[0] == "in-process":   # place: a fresh home
+        print(json.dumps(in_process(place, folder)))
+    elif options.step[0] == "again":
+        print(json.dumps(synced_again(place, folder)))
+    elif options.step[0] == "schema-1":   # place: where the schema-1 journal goes
+        without_memos(folder, place)
+
+
+ROWS = ("new events (in process)", "nothing new (in process)", "new events (process)", "nothing new (process)",
+        "--version (process)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--cards", type=int, default=2_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--baseline", type=Path, help="another studytool checkout, measured beside this one")
+    parser.add_argument("--step", nargs=3, help=argparse.SUPPRESS)
     options = parser.parse_args()
-    rows: dict[str, list[float]] = {name: [] for name in (
-        "new events (in process)", "nothing new (in process)", "new events (process)", "nothing new (process)",
-        "--version (process)", "a day's 200 answers on top (in process)", "new events, schema-1 journal (in process)")}
+    sizes = ["--events", str(options.events), "--cards", str(options.cards)]
+    if options.step:
+        return step(options)
+    sides = {"this tree": HERE.parents[1], **({"baseline": options.baseline.resolve()} if options.baseline else {})}
+    rows: dict[str, dict[str, list[float]]] = {side: {name: [] for name in ROWS} for side in sides}
+    extra: dict[str, list[float]] = {"a day's 200 answers on top (in process)": [],
+                                      "new events, schema-1 journal (in process)": []}
     with tempfile.TemporaryDirectory() as tmp:
-        folder, old, other = Path(tmp) / "Sync", Path(tmp) / "Sync-1", Path(tmp) / "other.db"
-        folder.mkdir()
-        answered(other, folder, history(options.events, options.cards), NOW)
-        without_memos(folder, old)
+        folders = {side: Path(tmp, f"Sync-{n}") for n, side in enumerate(sides)}
+        for side, root in sides.items():
+            folders[side].mkdir()
+            as_side(root, *sizes, "--step", "journal", str(folders[side]), str(Path(tmp, f"other-{side}.db")))
         for run in range(options.runs):
-            full, empty = in_process(Path(tmp) / f"a{run}", folder)
-            rows["new events (in process)"].append(full)
-            rows["nothing new (in process)"].append(empty)
-            home = Path(tmp) / f"b{run}"
-            rows["new events (process)"].append(whole_process(["sync", str(folder)], home))
-            rows["nothing new (process)"].append(whole_process(["sync"], home))
-            rows["--version (process)"].append(whole_process(["--version"], home))
-        answered(other, folder, a_day_later(options.events, options.cards, 200), NOW)
+            for side, root in sides.items():
+                home = Path(tmp, f"{side}-a{run}")
+                full, empty = json.loads(as_side(root, *sizes, "--step", "in-process", str(folders[side]), str(home)))
+                rows[side]["new events (in process)"].append(full)
+                rows[side]["nothing new (in process)"].append(empty)
+                home = Path(tmp, f"{side}-b{run}")
+                rows[side]["new events (process)"].append(whole_process(root, ["sync", str(folders[side])], home))
+                rows[side]["nothing new (process)"].append(whole_process(root, ["sync"], home))
+                rows[side]["--version (process)"].append(whole_process(root, ["--version"], home))
+        this, folder = HERE.parents[1], folders["this tree"]
+        as_side(this, *sizes, "--step", "day-later", str(folder), str(Path(tmp, "other-this tree.db")))
         for run in range(options.runs):   # the common sync: a day's answers from the other computer
-            rows["a day's 200 answers on top (in process)"].append(synced_again(Path(tmp) / f"a{run}", folder))
-        # the previous release's journal: every answer worked out
-        rows["new events, schema-1 journal (in process)"].append(in_process(Path(tmp) / "c", old)[0])
-    print(f"{options.events:,} events over {options.cards:,} cards, median of {options.runs} runs")
-    for name, times in rows.items():
-        print(f"  {name:42} {statistics.median(times):7.3f} s   (min {min(times):.3f}, max {max(times):.3f})")
-    beyond = statistics.median(rows["nothing new (process)"]) - statistics.median(rows["--version (process)"])
-    print(f"  {'nothing new, beyond start-up':42} {beyond:7.3f} s")
+            extra["a day's 200 answers on top (in process)"].append(
+                json.loads(as_side(this, *sizes, "--step", "again", str(folder), str(Path(tmp, f"this tree-a{run}")))))
+        as_side(this, *sizes, "--step", "schema-1", str(folder), str(Path(tmp, "Sync-schema-1")))
+        extra["new events, schema-1 journal (in process)"].append(json.loads(as_side(
+            this, *sizes, "--step", "in-process", str(Path(tmp, "Sync-schema-1")), str(Path(tmp, "c"))))[0])
+    print(f"{options.events:,} events over {options.cards:,} cards, median of {options.runs} runs (min, max)")
+    median = {side: {name: statistics.median(times) for name, times in found.items()} for side, found in rows.items()}
+    for name in ROWS:
+        cells = [f"{median[side][name]:7.3f} s ({min(rows[side][name]):.3f}, {max(rows[side][name]):.3f})"
+                 for side in sides]
+        ratio = f"   ×{median['this tree'][name] / median['baseline'][name]:.2f}" if options.baseline else ""
+        print(f"  {name:42} {'   '.join(cells)}{ratio}")
+    for side in sides:
+        beyond = median[side]["nothing new (process)"] - median[side]["--version (process)"]
+        print(f"  {'nothing new, beyond start-up (' + side + ')':42} {beyond:7.3f} s")
+    for name, times in extra.items():
+        print(f"  {name:42} {statistics.median(times):7.3f} s ({min(times):.3f}, {max(times):.3f})")
 
 
 if __name__ == "__main__":
