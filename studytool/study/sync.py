@@ -661,16 +661,19 @@ def _zone_rules(zone: Any) -> str:
 
 @lru_cache(maxsize=1)
 def _code() -> str:
-    """The replaying code's own text (this module's, the scheduler's) and fsrs's version: another studytool or fsrs
-    may schedule otherwise."""
+    """The replaying code's own text: this module's, the scheduler's and fsrs's (another studytool or fsrs may
+    schedule otherwise)."""
     import hashlib
-    from importlib.metadata import version
+
+    from fsrs import card as fsrs_card
+    from fsrs import scheduler as fsrs_scheduler
 
     from studytool.study import days, implicit, scheduler
 
-    digest = hashlib.sha256(version("fsrs").encode())
-    for source in (__file__, scheduler.__file__, implicit.__file__, days.__file__):
-        digest.update(Path(source).read_bytes())
+    digest = hashlib.sha256()
+    for module in (__file__, scheduler.__file__, implicit.__file__, days.__file__, fsrs_scheduler.__file__,
+                   fsrs_card.__file__):
+        digest.update(Path(module).read_bytes())
     return digest.hexdigest()
 
 
