@@ -95,6 +95,7 @@ class _Found:
 
 
 def _checked(lines: Iterable[journal.Line], device: str) -> _Found:
+    """Each line read as an event of `device` and checked, to the end or to a line of a newer schema."""
     from studytool.study import events
 
     found, seen = _Found(), set()

@@ -22,10 +22,10 @@ SCHEMA = 2                  # 2: an answer carries its memo (`prior`, `after`, `
 
 # A line as this version writes it, field by field: msgspec checks a line against these types as it reads it
 # (in C: a sync reads 100,000 lines), so a crafted line with a right checksum gets no further than a torn one.
-# What types cannot say (a time that exists, a setting studytool knows) `sync._valid` asks; a memo is taken only
+# What types cannot say (a time that exists, a setting studytool knows) `arrivals._valid` asks; a memo is taken only
 # where it names a schedule the replay reached and a result of the form `sync._text` writes (`sync._walk`).
 _ID = "[a-z0-9][a-z0-9-]{0,99}"   # a deck's or card's id, as decks/fields.py allows one
-CARD = re.compile(f"{_ID}/{_ID}")   # asked by `sync._valid`, once for each card (a pattern here is asked every line)
+CARD = re.compile(f"{_ID}/{_ID}")   # asked by `arrivals._valid` once for each card (a type's pattern: every line)
 _Time = Annotated[str, Meta(min_length=27, max_length=27)]   # as `records.format_time` writes one
 _Binary = Annotated[int, Meta(ge=0, le=1)]
 _Integer = Annotated[int, Meta(ge=-(2**63), le=2**63 - 1)]   # what SQLite stores as an integer

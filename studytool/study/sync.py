@@ -148,6 +148,7 @@ def sync(store: Store, folder: Path, now: datetime) -> Report:
 
 
 def _merge(store: Store, con: Any, folder: Path, device: str, now: datetime, report: Report) -> None:
+    """The steps 1-3 of the module's docstring, in the sync's transaction; what they did goes into `report`."""
     decisions = _journal_decisions(con, device, format_time(now))
     answers = _name_answers(con, device)
     fresh = _read_others(con, folder, device, report)
