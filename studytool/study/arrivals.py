@@ -149,8 +149,8 @@ class _Child:
         """Start it; False if the system has no process or memory to spare."""
         import mmap
 
-        try:   # what the child sends back is smaller than the lines it reads; pages are taken only as written
-            self.shared = mmap.mmap(-1, 2 * (self.path.stat().st_size - self.start) + (1 << 20))
+        try:   # room for what well-formed lines pack to (pages are taken only as written); more fails the child
+            self.shared = mmap.mmap(-1, 2 * max(0, self.path.stat().st_size - self.start) + (1 << 20))
         except OSError:
             return False
         interrupts = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})   # held until each side is ready
@@ -168,9 +168,10 @@ class _Child:
         return True
 
     def _run(self, interrupts: Any) -> NoReturn:
+        """The child: what it found, packed, into the shared memory, its length last. What it left is all that
+        tells whether it succeeded (its exit status is not read): what does not fit is not left."""
         from studytool.study import events
 
-        code = 1
         try:
             signal.signal(signal.SIGINT, signal.SIG_DFL)   # a Ctrl-C ends the child where it stands
             signal.pthread_sigmask(signal.SIG_SETMASK, interrupts)
@@ -178,28 +179,29 @@ class _Child:
             packed = events.pack(found.events, (found.skipped, found.newer, found.good, found.stuck, found.last))
             if 8 + len(packed) <= len(self.shared):
                 self.shared[8:8 + len(packed)] = packed
-                self.shared[:8] = len(packed).to_bytes(8, "little")   # last: what it sent is whole
-                code = 0
+                self.shared[:8] = len(packed).to_bytes(8, "little")
         finally:
-            os._exit(code)
+            os._exit(0)
 
     def result(self) -> _Found | None:
-        """What the child found, once it ended; None if it failed."""
+        """What the child found, once it ended; None if it left nothing whole."""
         from studytool.study import events
 
         try:
             os.waitpid(self.pid, 0)
-        except ChildProcessError:   # reaped already: whatever started studytool ignores SIGCHLD
+        except ChildProcessError:   # whatever started studytool ignores SIGCHLD: the wait ends with the child
             pass
         self.pid = 0
         size = int.from_bytes(self.shared[:8], "little")
         if not size:
             return None
-        with memoryview(self.shared) as shared:
-            try:
-                found, (skipped, newer, good, stuck, last) = events.unpack(shared[8:8 + size])
-            except ValueError:
-                return None
+        packed = memoryview(self.shared)[8:8 + size]
+        try:
+            found, (skipped, newer, good, stuck, last) = events.unpack(packed)
+        except ValueError:
+            return None
+        finally:
+            packed.release()   # before the memory is let go of, whatever stopped the unpacking (Ctrl-C)
         return _Found(found, [tuple(pair) for pair in skipped], newer, tuple(good) if good else None, stuck, last)
 
     def close(self) -> None:

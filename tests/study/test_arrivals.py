@@ -92,9 +92,16 @@ def test_a_long_journal_is_read_by_a_child_whose_lines_are_numbered_as_the_file_
         forked.append(pid := real_fork())
         return pid
 
+    results, result = [], arrivals._Child.result
+
+    def recorded(child):
+        results.append(result(child))
+        return results[-1]
+
     monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(arrivals._Child, "result", recorded)
     found = read(path, 0, 0, set(), split=1)
-    assert len(forked) == 1
+    assert len(forked) == 1 and [half is not None for half in results] == [True]   # its half was not read here
     assert [seq for seq in range(1, 41) if seq not in {event.seq for event in found.events}] == [6, 36]
     assert [problem.split(": skipped")[0] for problem in found.problems] == [f"{path}:6", f"{path}:36"]
     assert found.resume == (sum(len(line) for line in path.read_bytes().splitlines(keepends=True)[:5]), 5)
@@ -165,3 +172,14 @@ def test_a_child_reaped_by_the_system_is_no_error(tmp_path_factory):
         assert read(path, 0, 0, set(), split=1) == alone
     finally:
         signal.signal(signal.SIGCHLD, ignored)
+
+
+def test_ctrl_c_while_the_childs_half_is_unpacked_is_ctrl_c(tmp_path_factory, monkeypatch):
+    path = journal_with_a_damaged_line_in_each_half(tmp_path_factory)
+
+    def interrupted(_packed):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(events, "unpack", interrupted)
+    with pytest.raises(KeyboardInterrupt):   # not a BufferError from letting go of the memory the two share
+        read(path, 0, 0, set(), split=1)
