@@ -73,9 +73,9 @@ def read(path: Path, device: str, offset: int, line_before: int, known: set[int]
 
 @dataclass
 class _Found:
-    """What a stretch of lines holds: its events (the first with each sequence number), the lines skipped
-    (number, why), the newer schema that stopped it, the end (byte, line) of the last line before the first one
-    skipped (None: its first line was), whether one was, and its last line's number."""
+    """What a stretch of lines holds: its events, the lines skipped (number, why), the newer schema that stopped it,
+    the end (byte, line) of the last line before the first one skipped (None: its first line was), whether one was,
+    and its last line's number."""
     events: list[Event] = field(default_factory=list)
     skipped: list[tuple[int, str]] = field(default_factory=list)
     newer: str | None = None
@@ -98,7 +98,7 @@ def _checked(lines: Iterable[journal.Line], device: str) -> _Found:
     """Each line read as an event of `device` and checked, to the end or to a line of a newer schema."""
     from studytool.study import events
 
-    found, seen = _Found(), set()
+    found = _Found()
     for line in lines:
         found.last = line.number
         try:
@@ -114,9 +114,7 @@ def _checked(lines: Iterable[journal.Line], device: str) -> _Found:
             found.skipped.append((line.number, str(why)))
             found.stuck = True
             continue
-        if event.seq not in seen:
-            seen.add(event.seq)
-            found.events.append(event)
+        found.events.append(event)
         if not found.stuck:
             found.good = (line.end, line.number)
     return found
