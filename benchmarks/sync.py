@@ -113,15 +113,23 @@ def synced_again(home: Path, folder: Path) -> float:
     return took
 
 
+def installed_env(**extra: str) -> dict[str, str]:
+    """The environment of a measured process: bytecode cached, as pip compiles an installed studytool (with
+    PYTHONDONTWRITEBYTECODE, as in some developer shells, each process would compile the modules it imports)."""
+    env = {**os.environ, **extra}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def as_side(root: Path, *args: str) -> str:
     """This script run with `root`'s studytool (`--step ...`): what it prints."""
-    env = {**os.environ, "BENCH_STUDYTOOL": str(root)}
+    env = installed_env(BENCH_STUDYTOOL=str(root))
     return subprocess.run([sys.executable, str(HERE), *args], env=env, check=True, capture_output=True,
                           text=True).stdout
 
 
 def whole_process(root: Path, args: list[str], home: Path) -> float:
-    env = {**os.environ, "STUDYTOOL_HOME": str(home), "STUDYTOOL_NOW": NOW.isoformat(), "PYTHONPATH": str(root)}
+    env = installed_env(STUDYTOOL_HOME=str(home), STUDYTOOL_NOW=NOW.isoformat(), PYTHONPATH=str(root))
     start = time.perf_counter()   # run from elsewhere: `-m` would import the studytool in the working folder first
     subprocess.run([sys.executable, "-m", "studytool", *args], env=env, check=True, capture_output=True,
                    cwd=home.parent)
