@@ -44,8 +44,9 @@ class Arrived:
 def read(path: Path, device: str, offset: int, line_before: int, known: set[int]) -> Arrived:
     """`device`'s journal at `path` from byte `offset` (past line `line_before`): its events whose sequence numbers
     are not `known`, in the order of their lines (the first of two lines with one number)."""
-    middle = _middle(path, offset) if hasattr(os, "fork") else None
-    child = _Child(path, device, middle) if middle is not None else None
+    size = path.stat().st_size
+    middle = _middle(path, offset, size) if hasattr(os, "fork") else None
+    child = _Child(path, device, middle, size) if middle is not None else None
     try:
         if child is not None and not child.fork():
             child, middle = None, None   # no process to be had: this one reads it all
@@ -120,9 +121,8 @@ def _checked(lines: Iterable[journal.Line], device: str) -> _Found:
     return found
 
 
-def _middle(path: Path, offset: int) -> int | None:
+def _middle(path: Path, offset: int, size: int) -> int | None:
     """Where the second half of what is new starts (a line's start), if it is long enough to read in two."""
-    size = path.stat().st_size
     if size - offset < SPLIT:
         return None
     with open(path, "rb") as file:
@@ -139,8 +139,8 @@ class _Child:
     once: it never runs this process's code past the fork (its rollback, its lock's release), whenever the key is
     pressed."""
 
-    def __init__(self, path: Path, device: str, start: int):
-        self.path, self.device, self.start = path, device, start
+    def __init__(self, path: Path, device: str, start: int, size: int):
+        self.path, self.device, self.start, self.size = path, device, start, size   # size: the file's, as read
         self.pid, self.shared = 0, None
 
     def fork(self) -> bool:
@@ -148,7 +148,7 @@ class _Child:
         import mmap
 
         try:   # room for what well-formed lines pack to (pages are taken only as written); more fails the child
-            self.shared = mmap.mmap(-1, 2 * max(0, self.path.stat().st_size - self.start) + (1 << 20))
+            self.shared = mmap.mmap(-1, 2 * (self.size - self.start) + (1 << 20))
         except OSError:
             return False
         interrupts = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})   # held until each side is ready
